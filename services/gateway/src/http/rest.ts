@@ -1,0 +1,96 @@
+import { ApiError, INSTANCE_ID_RE } from "@gw/contracts";
+import { type Config, type Platform, secretMatches } from "@gw/platform";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { appRouter } from "../routers/index.ts";
+import type { Caller, Context } from "../trpc/context.ts";
+import { createCallerFactory } from "../trpc/init.ts";
+import type { Meta } from "../trpc/meta.ts";
+
+type Invoke = (input: unknown) => Promise<unknown>;
+const createCaller = createCallerFactory(appRouter);
+
+/** Each procedure with OpenAPI meta, with its route path in Fastify's syntax. */
+export function restProcedures() {
+  return Object.entries(appRouter._def.procedures).flatMap(([path, procedure]) => {
+    const meta = (procedure as unknown as { _def: { meta?: Meta } })._def.meta;
+    if (!meta?.openapi) return [];
+    const url = `/v1${meta.openapi.path.replace(/\{(\w+)\}/g, ":$1")}`;
+    return [{ path, meta, method: meta.openapi.method, url }];
+  });
+}
+
+function presentedToken(req: FastifyRequest): string | undefined {
+  const header = req.headers["x-instance-token"];
+  if (typeof header === "string" && header.length > 0) return header;
+  return bearer(req);
+}
+
+function bearer(req: FastifyRequest): string | undefined {
+  const auth = req.headers.authorization;
+  const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  return m?.[1];
+}
+
+/**
+ * Mounts every procedure as a native Fastify route (ARCHITECTURE.md: trpc-to-openapi's own
+ * adapter cannot give per-route body limits, body-less POSTs or the spec's error bodies).
+ * The procedure itself is the single definition: this is only the transport.
+ */
+export function registerRestRoutes(app: FastifyInstance, platform: Platform, config: Config): void {
+  const authenticate = async (req: FastifyRequest, meta: Meta, params: Record<string, string>): Promise<Caller> => {
+    if (meta.auth === "none") return { kind: "anonymous" };
+    if (meta.auth === "admin") {
+      const token = bearer(req);
+      if (!token) throw new ApiError("missing_token", "Token de administrador ausente (Authorization: Bearer).");
+      if (!secretMatches(token, config.ADMIN_TOKEN))
+        throw new ApiError("invalid_token", "Token de administrador inválido.");
+      return { kind: "admin" };
+    }
+    const token = presentedToken(req);
+    if (!token) throw new ApiError("missing_token");
+    const instanceId = params.instanceId ?? "";
+    const clientToken = req.headers["client-token"];
+    const verdict = await platform.authorizer.authorize(
+      instanceId,
+      token,
+      typeof clientToken === "string" ? clientToken : undefined,
+    );
+    if (verdict.ok) return { kind: "instance", instanceId };
+    if (verdict.code === "rate_limited")
+      throw new ApiError("rate_limited", undefined, undefined, verdict.retryAfterSeconds);
+    throw new ApiError(verdict.code);
+  };
+
+  for (const { path, meta, method, url } of restProcedures()) {
+    const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
+    app.route({
+      method,
+      url,
+      bodyLimit: meta.bodyLimit === "file" ? config.FILE_BODY_LIMIT : config.JSON_BODY_LIMIT,
+      handler: async (req, reply) => {
+        const params = req.params as Record<string, string>;
+        // An instance id of the wrong shape cannot name any resource.
+        if ("instanceId" in params && !INSTANCE_ID_RE.test(params.instanceId ?? "")) {
+          throw new ApiError("not_found", "Instância não encontrada.");
+        }
+        const caller = await authenticate(req, meta, params);
+        let input: Record<string, unknown>;
+        if (hasBody) {
+          const body = req.body;
+          if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
+            throw new ApiError("bad_request", "O corpo deve ser um objeto JSON.");
+          }
+          input = { ...(body as Record<string, unknown> | undefined), ...params };
+        } else {
+          input = { ...(req.query as Record<string, unknown>), ...params };
+        }
+        const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform };
+        const invoke = path
+          .split(".")
+          .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx)) as Invoke;
+        const output = await invoke(input);
+        return reply.code(meta.successStatus ?? 200).send(output);
+      },
+    });
+  }
+}

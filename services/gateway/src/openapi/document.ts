@@ -1,0 +1,125 @@
+import { ERROR_STATUS, type ErrorCode, errorBodySchema } from "@gw/contracts";
+import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
+import { restProcedures } from "../http/rest.ts";
+import { appRouter } from "../routers/index.ts";
+import type { Meta } from "../trpc/meta.ts";
+
+type Operation = {
+  responses: Record<string, unknown>;
+  security?: Record<string, string[]>[];
+  parameters?: unknown[];
+  requestBody?: unknown;
+  description?: string;
+  [k: string]: unknown;
+};
+
+/** The codes every route of a kind can answer, beyond its own `errors`. */
+function errorCodesOf(meta: Meta, hasBody: boolean): ErrorCode[] {
+  const codes: ErrorCode[] = [];
+  if (meta.auth === "instance") {
+    codes.push("missing_token", "invalid_token", "invalid_client_token", "not_found", "rate_limited");
+    if (!meta.allowInactive) codes.push("payment_required", "instance_not_provisioned");
+  } else if (meta.auth === "admin") {
+    codes.push("missing_token", "invalid_token");
+  }
+  codes.push("validation_error", "bad_request");
+  if (hasBody) codes.push("payload_too_large");
+  codes.push(...(meta.errors ?? []), "internal_error");
+  return [...new Set(codes)];
+}
+
+const retryAfterHeader = {
+  "Retry-After": { description: "Seconds to wait before retrying.", schema: { type: "integer" } },
+};
+
+/**
+ * The OpenAPI 3.1 document: paths, parameters and schemas come from trpc-to-openapi; the
+ * parts it cannot know are set from our procedure meta — the spec's success status, every
+ * error code a route can answer (with the one error body), and the auth schemes.
+ */
+export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
+  const doc = generateOpenApiDocument(appRouter, {
+    title: "Messaging Gateway API",
+    version: "1.0.0",
+    description:
+      "Server-to-server API for running numbers on a messaging network. Errors are always " +
+      '`{"error":{"code","message","details?"}}`; handle them by `code`. No CORS, on purpose.',
+    baseUrl: `${publicBaseUrl.replace(/\/$/, "")}/v1`,
+    securitySchemes: {
+      InstanceToken: { type: "apiKey", in: "header", name: "X-Instance-Token" },
+      BearerInstanceToken: { type: "http", scheme: "bearer", description: "The instance token as a bearer token." },
+      AdminToken: { type: "http", scheme: "bearer", description: "The operator's ADMIN_TOKEN (control plane only)." },
+    },
+    defs: { Error: errorBodySchema },
+  });
+
+  for (const { meta, method } of restProcedures()) {
+    const openapi = meta.openapi;
+    if (!openapi) continue;
+    const op = (doc.paths?.[openapi.path] as Record<string, Operation> | undefined)?.[method.toLowerCase()];
+    if (!op) throw new Error(`OpenAPI: no operation for ${method} ${openapi.path}`);
+    const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
+
+    const success = op.responses["200"];
+    const responses: Record<string, unknown> = { [String(meta.successStatus ?? 200)]: success };
+    const byStatus = new Map<number, ErrorCode[]>();
+    for (const code of errorCodesOf(meta, hasBody)) {
+      const status = ERROR_STATUS[code];
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+    }
+    for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+      responses[String(status)] = {
+        description: `Error codes: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+        ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
+        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+      };
+    }
+    op.responses = responses;
+    op["x-error-codes"] = errorCodesOf(meta, hasBody);
+
+    if (meta.auth === "instance") {
+      op.security = [{ InstanceToken: [] }, { BearerInstanceToken: [] }];
+      op.parameters = [
+        ...(op.parameters ?? []),
+        {
+          name: "Client-Token",
+          in: "header",
+          required: false,
+          description: "Required when the account demands its Client-Token on all calls.",
+          schema: { type: "string" },
+        },
+      ];
+    } else if (meta.auth === "admin") {
+      op.security = [{ AdminToken: [] }];
+    } else {
+      op.security = [];
+    }
+    if (hasBody && op.requestBody) {
+      const body = op.requestBody as {
+        required?: boolean;
+        content: Record<string, { schema: { required?: string[] } }>;
+      };
+      body.required = (body.content["application/json"]?.schema.required?.length ?? 0) > 0;
+      const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
+      op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
+    }
+  }
+  // trpc-to-openapi's own error schemas are replaced by ours above.
+  const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
+  return openObjects(doc);
+}
+
+/**
+ * Spec 9: responses may gain fields and unknown request fields are ignored, so no object in
+ * the document is closed with `additionalProperties: false`.
+ */
+function openObjects<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(openObjects);
+  else if (node && typeof node === "object") {
+    const obj = node as Record<string, unknown>;
+    if (obj.additionalProperties === false) delete obj.additionalProperties;
+    for (const v of Object.values(obj)) openObjects(v);
+  }
+  return node;
+}

@@ -1,0 +1,11 @@
+import { router } from "../trpc/init.ts";
+import { adminAccountsRouter } from "./admin/accounts.ts";
+import { adminInstancesRouter } from "./admin/instances.ts";
+import { instanceRouter } from "./instance.ts";
+
+/** Every operation, once: served as REST at /v1 and as tRPC at the internal /trpc. */
+export const appRouter = router({
+  instances: instanceRouter,
+  admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter }),
+});
+export type AppRouter = typeof appRouter;

@@ -1,0 +1,37 @@
+// One process, the roles named in ROLES (ARCHITECTURE.md "Roles").
+import { buildGateway } from "@gw/gateway";
+import { createLogger, createPlatform, loadConfig } from "@gw/platform";
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (err) {
+  process.stderr.write(`${(err as Error).message}\n`);
+  process.exit(78); // EX_CONFIG
+}
+const log = createLogger(config.LOG_LEVEL, { role: config.ROLES.join(",") });
+const platform = await createPlatform(config);
+const gateway = config.ROLES.includes("gateway") ? await buildGateway(config, platform) : undefined;
+
+if (gateway) {
+  const { publicUrl, internalUrl } = await gateway.listen();
+  log.info({ publicUrl, internalUrl }, "gateway listening");
+}
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ signal }, "shutting down: finishing requests in flight");
+  const timer = setTimeout(() => {
+    log.error("shutdown took too long; exiting");
+    process.exit(1);
+  }, config.SHUTDOWN_TIMEOUT_MS);
+  timer.unref();
+  await gateway?.close();
+  await platform.close();
+  log.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

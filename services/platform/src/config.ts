@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+const bool = z
+  .enum(["true", "false", "1", "0", "yes", "no"])
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+const port = z.coerce.number().int().min(0).max(65535);
+
+/** The roles a process can run (ARCHITECTURE.md "Roles"); more arrive with their issues. */
+export const ROLE_NAMES = ["gateway"] as const;
+export type Role = (typeof ROLE_NAMES)[number];
+
+/** Every setting the services read, validated once at start. Documented in .env.example. */
+export const configSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  ROLES: z
+    .string()
+    .default("gateway")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((r) => r.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(ROLE_NAMES)).min(1)),
+  HOST: z.string().default("127.0.0.1"),
+  PORT: port.default(8080),
+  INTERNAL_HOST: z.string().default("127.0.0.1"),
+  INTERNAL_PORT: port.default(8081),
+  INTERNAL_SECRET: z.string().min(16, "INTERNAL_SECRET must have at least 16 characters"),
+  ADMIN_TOKEN: z.string().min(8, "ADMIN_TOKEN must have at least 8 characters"),
+  PUBLIC_BASE_URL: z.url().default("http://127.0.0.1:8080"),
+  REDIS_URL: z.string().default("redis://127.0.0.1:6390"),
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[a-z0-9_:-]*$/i)
+    .default("gw:"),
+  TEMPORAL_ADDRESS: z.string().default("127.0.0.1:7233"),
+  TEMPORAL_NAMESPACE: z.string().default("default"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+  RATE_LIMIT_BURST: z.coerce.number().int().positive().default(40),
+  /** 1 MB is taken as 1 MiB (1,048,576 bytes). */
+  JSON_BODY_LIMIT: z.coerce.number().int().positive().default(1_048_576),
+  /** Send routes that carry `file.data`: 70 MiB. */
+  FILE_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(70 * 1_048_576),
+  TRIAL_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Accept `provider: "sim"` for new instances (development, tests, demos). */
+  ENABLE_SIM_PROVIDER: bool.default(false),
+  /** How long an instance record may be served from a replica's memory (pub/sub also invalidates it). */
+  INSTANCE_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join(".") || "(env)"}: ${i.message}`);
+    throw new Error(`invalid configuration:\n${lines.join("\n")}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,198 @@
+import {
+  ApiError,
+  type BillingInput,
+  type CreateInstanceInput,
+  DEFAULT_SETTINGS,
+  type Instance,
+  type Provider,
+  type SettingsPatch,
+} from "@gw/contracts";
+import type { Redis } from "ioredis";
+import type { Entity } from "redis-om";
+import type { AccountStore } from "./accounts.ts";
+import { newInstanceId } from "./ids.ts";
+import type { Keys } from "./keys.ts";
+import type { Repositories } from "./repositories.ts";
+import { hashToken, newSecretToken } from "./secrets.ts";
+
+/** What is stored: the public resource plus a sortable creation time. */
+type InstanceDoc = Instance & { createdAtMs: number };
+
+const DEFAULT_PROVIDER = { standard: "baileys", official: "cloud" } as const;
+const PROVIDERS_OF_KIND = { standard: ["baileys", "sim"], official: ["cloud"] } as const;
+
+export interface InstanceStoreOptions {
+  trialDays: number;
+  simProviderEnabled: boolean;
+}
+
+export class InstanceStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly repos: Repositories,
+    private readonly accounts: AccountStore,
+    private readonly k: Keys,
+    private readonly opts: InstanceStoreOptions,
+  ) {}
+
+  async create(input: CreateInstanceInput): Promise<{ instance: Instance; token: string }> {
+    const provider: Provider = input.provider ?? DEFAULT_PROVIDER[input.kind];
+    if (!(PROVIDERS_OF_KIND[input.kind] as readonly Provider[]).includes(provider)) {
+      throw new ApiError("validation_error", "Provedor incompatível com o tipo de instância.", {
+        provider: `instâncias ${input.kind} aceitam: ${PROVIDERS_OF_KIND[input.kind].join(", ")}`,
+      });
+    }
+    if (provider === "sim" && !this.opts.simProviderEnabled) {
+      throw new ApiError("validation_error", "A rede simulada não está habilitada neste ambiente.", {
+        provider: "sim só é aceito onde a rede simulada roda (ENABLE_SIM_PROVIDER)",
+      });
+    }
+    const accountId = input.accountId ?? (await this.accounts.create({ name: input.name })).id;
+    if (input.accountId) await this.accounts.get(input.accountId); // 404 when unknown
+    const first = (await this.accounts.countInstanceCreation(accountId)) === 1;
+
+    const now = new Date();
+    const trial = first && (input.billingStatus === undefined || input.billingStatus === "trialing");
+    const doc: InstanceDoc = {
+      id: newInstanceId(),
+      name: input.name,
+      accountId,
+      kind: input.kind,
+      phone: "",
+      pushName: "",
+      provider,
+      connectionStatus: "STOPPED",
+      billingStatus: input.billingStatus ?? (trial ? "trialing" : "active"),
+      cancelAtPeriodEnd: false,
+      currentPeriodEnd: null,
+      graceUntil: null,
+      provisionedAt: input.provisioned ? now.toISOString() : null,
+      createdAt: now.toISOString(),
+      suspendedAt: input.billingStatus === "suspended" ? now.toISOString() : null,
+      trialEndsAt: trial ? new Date(now.getTime() + this.opts.trialDays * 86_400_000).toISOString() : null,
+      settings: structuredClone(DEFAULT_SETTINGS),
+      createdAtMs: now.getTime(),
+    };
+    const token = newSecretToken("gwt");
+    await this.repos.instances.save(doc.id, doc);
+    // The auth hash is written last: a token can only open an instance that fully exists.
+    await this.redis.hset(this.k.instanceAuth(doc.id), { tokenHash: hashToken(token), accountId });
+    return { instance: toInstance(doc), token };
+  }
+
+  /** Straight from Redis; the request path uses {@link InstanceCache}. */
+  async get(id: string): Promise<Instance | null> {
+    const e: Entity = await this.repos.instances.fetch(id);
+    return typeof e.id === "string" ? toInstance(e as unknown as InstanceDoc) : null;
+  }
+
+  async require(id: string): Promise<Instance> {
+    const instance = await this.get(id);
+    if (!instance) throw new ApiError("not_found", "Instância não encontrada.");
+    return instance;
+  }
+
+  async list(q: { accountId?: string | undefined; limit: number; cursor?: string | undefined }) {
+    let search = this.repos.instances.search();
+    if (q.accountId) search = search.where("accountId").equals(q.accountId);
+    const offset = Number(q.cursor ?? 0);
+    const docs = await search.sortAscending("createdAtMs").page(offset, q.limit + 1);
+    const more = docs.length > q.limit;
+    return {
+      data: docs.slice(0, q.limit).map((d) => toInstance(d as unknown as InstanceDoc)),
+      nextCursor: more ? String(offset + q.limit) : null,
+    };
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.require(id);
+    // Auth first: from this moment no request can open the instance.
+    await this.redis.del(this.k.instanceAuth(id), this.k.rateLimit(id));
+    await this.repos.instances.remove(id);
+    await this.invalidate(id);
+  }
+
+  /** A new token; the old one stops working at once on every replica (auth is read per request). */
+  async rotateToken(id: string): Promise<string> {
+    await this.require(id);
+    const token = newSecretToken("gwt");
+    await this.redis.hset(this.k.instanceAuth(id), "tokenHash", hashToken(token));
+    return token;
+  }
+
+  async updateSettings(id: string, patch: SettingsPatch): Promise<Instance> {
+    const sets: [string, unknown][] = [];
+    for (const group of ["client", "ignore", "storage"] as const) {
+      for (const [field, value] of Object.entries(patch[group] ?? {})) {
+        if (value !== undefined) sets.push([`$.settings.${group}.${field}`, value]);
+      }
+    }
+    return this.setFields(id, sets);
+  }
+
+  async setBilling(id: string, b: BillingInput): Promise<Instance> {
+    const current = await this.require(id);
+    const sets: [string, unknown][] = [["$.billingStatus", b.billingStatus]];
+    for (const f of ["cancelAtPeriodEnd", "currentPeriodEnd", "graceUntil", "trialEndsAt"] as const) {
+      const v = b[f];
+      if (v !== undefined) sets.push([`$.${f}`, typeof v === "string" ? new Date(v).toISOString() : v]);
+    }
+    if (b.billingStatus === "suspended" && current.billingStatus !== "suspended") {
+      sets.push(["$.suspendedAt", new Date().toISOString()]);
+    } else if (b.billingStatus !== "suspended") {
+      sets.push(["$.suspendedAt", null]);
+    }
+    return this.setFields(id, sets);
+  }
+
+  async setProvisioned(id: string, provisioned: boolean): Promise<Instance> {
+    const current = await this.require(id);
+    const at = provisioned ? (current.provisionedAt ?? new Date().toISOString()) : null;
+    return this.setFields(id, [["$.provisionedAt", at]]);
+  }
+
+  /**
+   * Field-level JSON.SET in one MULTI: concurrent patches of different fields never undo each
+   * other (no read-modify-write of the document).
+   */
+  private async setFields(id: string, sets: [string, unknown][]): Promise<Instance> {
+    const key = this.k.instanceDoc(id);
+    if (sets.length > 0) {
+      const multi = this.redis.multi();
+      for (const [path, value] of sets) multi.call("JSON.SET", key, path, JSON.stringify(value), "XX");
+      const results = (await multi.exec()) ?? [];
+      if (results.some(([err, res]) => err || res === null)) {
+        throw new ApiError("not_found", "Instância não encontrada.");
+      }
+      await this.invalidate(id);
+    }
+    return this.require(id);
+  }
+
+  private invalidate(id: string) {
+    return this.redis.publish(this.k.invalidations, `instance:${id}`);
+  }
+}
+
+function toInstance(doc: InstanceDoc): Instance {
+  const { createdAtMs: _, ...instance } = doc;
+  return instance;
+}
+
+/** Blocks use of an instance that is not provisioned (409) or whose billing is not active (402). */
+export function usabilityError(instance: Instance, now = Date.now()): ApiError | null {
+  if (!instance.provisionedAt) return new ApiError("instance_not_provisioned");
+  const until = (iso: string | null) => (iso ? Date.parse(iso) : Number.NEGATIVE_INFINITY);
+  switch (instance.billingStatus) {
+    case "active":
+      return null;
+    case "trialing":
+      return until(instance.trialEndsAt) > now
+        ? null
+        : new ApiError("payment_required", "O período de teste terminou.");
+    case "past_due":
+      return until(instance.graceUntil) > now ? null : new ApiError("payment_required", "Pagamento em atraso.");
+    default:
+      return new ApiError("payment_required");
+  }
+}

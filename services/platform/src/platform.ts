@@ -1,0 +1,48 @@
+import { AccountStore } from "./accounts.ts";
+import { RequestAuthorizer } from "./auth.ts";
+import type { Config } from "./config.ts";
+import { InstanceCache } from "./instance-cache.ts";
+import { InstanceStore } from "./instances.ts";
+import { keys } from "./keys.ts";
+import { createIoRedis, createOmClient } from "./redis.ts";
+import { createRepositories } from "./repositories.ts";
+
+/** The shared state layer every role stands on: Redis clients, repositories and stores. */
+export async function createPlatform(config: Config) {
+  const k = keys(config.KEY_PREFIX);
+  const redis = createIoRedis(config.REDIS_URL, "gw-main");
+  const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
+  const om = await createOmClient(config.REDIS_URL);
+  const repos = createRepositories(om, k);
+  // createIndex is a no-op when the index already has this schema.
+  await Promise.all([repos.instances.createIndex(), repos.accounts.createIndex()]);
+
+  const accounts = new AccountStore(redis, repos, k);
+  const instances = new InstanceStore(redis, repos, accounts, k, {
+    trialDays: config.TRIAL_DAYS,
+    simProviderEnabled: config.ENABLE_SIM_PROVIDER,
+  });
+  const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
+  await instanceCache.listen(subscriber, k);
+  const authorizer = new RequestAuthorizer(redis, k, {
+    perSecond: config.RATE_LIMIT_PER_SECOND,
+    burst: config.RATE_LIMIT_BURST,
+  });
+
+  return {
+    config,
+    keys: k,
+    redis,
+    accounts,
+    instances,
+    instanceCache,
+    authorizer,
+    async ping(): Promise<boolean> {
+      return (await redis.ping()) === "PONG";
+    },
+    async close(): Promise<void> {
+      await Promise.allSettled([redis.quit(), subscriber.quit(), om.quit()]);
+    },
+  };
+}
+export type Platform = Awaited<ReturnType<typeof createPlatform>>;
