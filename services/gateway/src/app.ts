@@ -18,7 +18,6 @@ function serverOptions(config: Config, name: string): FastifyServerOptions {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,64}$/.test(given) ? given : newRequestId();
     },
-    requestIdLogLabel: "requestId",
     bodyLimit: config.JSON_BODY_LIMIT,
     routerOptions: { ignoreTrailingSlash: true },
     forceCloseConnections: false,
