@@ -3,6 +3,8 @@ export declare const REDIS_PORT: number;
 export declare const TEMPORAL_PORT: number;
 export declare const TEMPORAL_UI_PORT: number;
 export declare function portOpen(port: number, host?: string, timeoutMs?: number): Promise<boolean>;
-export declare function up(opts?: { quiet?: boolean }): Promise<{ redisUrl: string; temporalAddress: string; temporalUi: string }>;
+export declare function up(opts?: {
+  quiet?: boolean;
+}): Promise<{ redisUrl: string; temporalAddress: string; temporalUi: string }>;
 export declare function down(): Promise<void>;
 export declare function status(): Promise<{ redis: string; temporal: string }>;

@@ -1,7 +1,7 @@
 // Boots a real gateway (real Redis Stack, real HTTP on an ephemeral port) for one test file.
 import { randomBytes } from "node:crypto";
 import { buildGateway, type Gateway } from "@gw/gateway";
-import { type Config, loadConfig, type Platform, createPlatform } from "@gw/platform";
+import { type Config, createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { inject } from "vitest";
 
 export const ADMIN_TOKEN = "test-admin-token";

@@ -1,0 +1,18 @@
+# The README's two commands. Both work on a fresh machine: they install what they need first.
+.PHONY: dev test setup lint stack-down
+
+setup:
+	@bash scripts/setup.sh
+
+## make dev: the whole gateway on http://127.0.0.1:8080 (PORT overrides) with the local stack and a demo instance
+dev: setup
+	@node scripts/dev.mjs
+
+## make test: lint, type check and the whole test suite on a real Redis Stack and Temporal server
+test: setup
+	@pnpm run lint
+	@pnpm run typecheck
+	@node scripts/test.mjs
+
+stack-down:
+	@node scripts/stack.mjs down
