@@ -12,6 +12,7 @@ dev: setup
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
+	@node scripts/helm-lint.mjs
 	@node scripts/test.mjs
 
 stack-down:

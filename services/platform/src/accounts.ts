@@ -36,8 +36,8 @@ export class AccountStore {
   async list(limit: number, offset: number): Promise<{ data: Account[]; total: number }> {
     const search = this.repos.accounts.search().sortAscending("createdAtMs");
     const [docs, total] = await Promise.all([search.page(offset, limit), search.return.count()]);
-    const data = await Promise.all(docs.map((d) => this.get(String(d.id))));
-    return { data, total };
+    const auths = await Promise.all(docs.map((d) => this.redis.hgetall(this.k.accountAuth(String(d.id)))));
+    return { data: docs.map((d, i) => this.toAccount(d as unknown as AccountDoc, auths[i] ?? {})), total };
   }
 
   /** Issues a new Client-Token (shown once) and sets the "require on all calls" switch. */

@@ -1,0 +1,199 @@
+{{/*
+Helpers shared by every role's templates. Role-level helpers take a dict:
+  (dict "root" $ "role" "gateway" "values" .Values.gateway)
+so that the session / worker / simnet templates can reuse them when those roles exist.
+*/}}
+
+{{- define "gw.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gw.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "gw.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* Labels of every object. */}}
+{{- define "gw.labels" -}}
+helm.sh/chart: {{ include "gw.chart" . }}
+{{ include "gw.selectorLabels" . }}
+app.kubernetes.io/version: {{ (default .Chart.AppVersion .Values.image.tag) | trunc 63 | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: {{ include "gw.name" . }}
+{{- with .Values.commonLabels }}
+{{ toYaml . }}
+{{- end }}
+{{- end }}
+
+{{- define "gw.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gw.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{/* Name of one role's objects: <fullname>-<role>. Takes (dict "root" $ "role" "…"). */}}
+{{- define "gw.componentName" -}}
+{{- printf "%s-%s" (include "gw.fullname" .root) .role | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gw.componentLabels" -}}
+{{ include "gw.labels" .root }}
+app.kubernetes.io/component: {{ .role }}
+{{- end }}
+
+{{- define "gw.componentSelectorLabels" -}}
+{{ include "gw.selectorLabels" .root }}
+app.kubernetes.io/component: {{ .role }}
+{{- end }}
+
+{{- define "gw.image" -}}
+{{- $img := .Values.image }}
+{{- if $img.digest }}
+{{- printf "%s@%s" $img.repository $img.digest }}
+{{- else }}
+{{- printf "%s:%s" $img.repository (default .Chart.AppVersion $img.tag) }}
+{{- end }}
+{{- end }}
+
+{{- define "gw.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "gw.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "gw.configMapName" -}}
+{{- printf "%s-config" (include "gw.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gw.secretName" -}}
+{{- if .Values.secrets.existingSecret }}
+{{- .Values.secrets.existingSecret }}
+{{- else }}
+{{- printf "%s-secrets" (include "gw.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+
+{{/* Environment variables the chart sets itself; they may not appear in .Values.config. */}}
+{{- define "gw.reservedEnv" -}}
+ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET
+{{- end }}
+
+{{/* A config value as an env string: whole floats (YAML numbers) without exponent. */}}
+{{- define "gw.envValue" -}}
+{{- if and (kindIs "float64" .) (eq . (floor .)) }}
+{{- int64 . }}
+{{- else }}
+{{- . }}
+{{- end }}
+{{- end }}
+
+{{/* Checks of .Values.config, run by the ConfigMap template. */}}
+{{- define "gw.validateConfig" -}}
+{{- $reserved := splitList " " (include "gw.reservedEnv" .) }}
+{{- range $k, $v := .Values.config }}
+{{- if has $k $reserved }}
+{{- fail (printf "config.%s is set by the chart (per role, or from the Secret); remove it from config" $k) }}
+{{- end }}
+{{- end }}
+{{- $url := required "config.PUBLIC_BASE_URL is required (the public URL clients use, e.g. https://api.example.com)" .Values.config.PUBLIC_BASE_URL }}
+{{- if not (regexMatch "^https?://[^/]+" $url) }}
+{{- fail (printf "config.PUBLIC_BASE_URL must be an http(s) URL, got %q" $url) }}
+{{- end }}
+{{- if and (not .Values.secrets.redisUrlFromSecret) (not .Values.config.REDIS_URL) }}
+{{- fail "config.REDIS_URL is required (or set secrets.redisUrlFromSecret)" }}
+{{- end }}
+{{- if not .Values.config.TEMPORAL_ADDRESS }}
+{{- fail "config.TEMPORAL_ADDRESS is required" }}
+{{- end }}
+{{- if lt (int64 (include "gw.shutdownTimeoutMs" .)) 1 }}
+{{- fail "config.SHUTDOWN_TIMEOUT_MS must be a positive number of milliseconds" }}
+{{- end }}
+{{- end }}
+
+{{- define "gw.shutdownTimeoutMs" -}}
+{{- $v := .Values.config.SHUTDOWN_TIMEOUT_MS }}
+{{- if kindIs "invalid" $v }}10000{{ else }}{{ int64 $v }}{{ end }}
+{{- end }}
+
+{{/*
+terminationGracePeriodSeconds of a role: its own value, or the preStop sleep plus
+ceil(SHUTDOWN_TIMEOUT_MS / 1000) plus 5 s of margin. Takes (dict "root" $ "values" <role values>).
+*/}}
+{{- define "gw.terminationGracePeriodSeconds" -}}
+{{- $v := .values }}
+{{- if not (kindIs "invalid" $v.terminationGracePeriodSeconds) }}
+{{- int64 $v.terminationGracePeriodSeconds }}
+{{- else }}
+{{- $ms := int64 (include "gw.shutdownTimeoutMs" .root) }}
+{{- add (div (add $ms 999) 1000) (int64 (default 0 $v.preStopSleepSeconds)) 5 }}
+{{- end }}
+{{- end }}
+
+{{/* preStop sleep of a role's container. Takes (dict "root" $ "values" <role values>). */}}
+{{- define "gw.lifecycle" -}}
+{{- $s := int64 (default 0 .values.preStopSleepSeconds) }}
+{{- if gt $s 0 }}
+lifecycle:
+  preStop:
+    {{- if semverCompare ">=1.30.0-0" .root.Capabilities.KubeVersion.Version }}
+    sleep:
+      seconds: {{ $s }}
+    {{- else }}
+    exec:
+      command: ["sleep", "{{ $s }}"]
+    {{- end }}
+{{- end }}
+{{- end }}
+
+{{/* ADMIN_TOKEN, INTERNAL_SECRET (and REDIS_URL when asked) from the Secret. */}}
+{{- define "gw.secretEnv" -}}
+{{- $name := include "gw.secretName" . }}
+{{- $keys := .Values.secrets.keys }}
+- name: ADMIN_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ $name }}
+      key: {{ $keys.adminToken }}
+- name: INTERNAL_SECRET
+  valueFrom:
+    secretKeyRef:
+      name: {{ $name }}
+      key: {{ $keys.internalSecret }}
+{{- if .Values.secrets.redisUrlFromSecret }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ $name }}
+      key: {{ $keys.redisUrl }}
+{{- end }}
+{{- end }}
+
+{{/* Pod securityContext of a role: the shared one, overridden by the role's. */}}
+{{- define "gw.podSecurityContext" -}}
+{{- toYaml (mergeOverwrite (deepCopy (default (dict) .root.Values.podSecurityContext)) (default (dict) .values.podSecurityContext)) }}
+{{- end }}
+
+{{- define "gw.containerSecurityContext" -}}
+{{- toYaml (mergeOverwrite (deepCopy (default (dict) .root.Values.securityContext)) (default (dict) .values.securityContext)) }}
+{{- end }}
+
+{{/* Checksums that roll the pods when the configuration or the chart's Secret changes. */}}
+{{- define "gw.checksumAnnotations" -}}
+checksum/config: {{ include (print .Template.BasePath "/configmap.yaml") . | sha256sum }}
+{{- if not .Values.secrets.existingSecret }}
+checksum/secrets: {{ include (print .Template.BasePath "/secret.yaml") . | sha256sum }}
+{{- end }}
+{{- end }}
