@@ -62,6 +62,16 @@ describe("bad_request (400)", () => {
     expect(after.instance.settings.client.deviceName).toBe("Messaging Gateway");
   });
 
+  it("a JSON body with a __proto__ key", async () => {
+    const { id, token } = await gw.createInstance();
+    const res = await gw.request(settingsPath(id), {
+      method: "PATCH",
+      headers: tokenHeaders(token, { "content-type": "application/json" }),
+      body: '{"__proto__": {"client": {"deviceName": "polluted"}}}',
+    });
+    await expectError(res, 400, "bad_request");
+  });
+
   it("malformed admin JSON", async () => {
     const res = await gw.request("/v1/admin/instances", {
       method: "POST",
@@ -284,6 +294,9 @@ describe("not_found (404)", () => {
       await expectError(await gw.request(`/v1/instances/${bad}`, { headers: tokenHeaders(token) }), 404, "not_found");
       await expectError(await gw.admin("GET", `/v1/admin/instances/${bad}`), 404, "not_found");
     }
+    for (const bad of ["acc_", "account1", "acc_UPPER0000"]) {
+      await expectError(await gw.admin("GET", `/v1/admin/accounts/${bad}`), 404, "not_found");
+    }
   });
 
   it("unknown admin resources", async () => {
@@ -378,6 +391,68 @@ describe("validation_error (422)", () => {
       "validation_error",
     );
     expect(body.error.details?.graceUntil).toBeTruthy();
+  });
+});
+
+describe("order of checks on instance routes (docs/api.md)", () => {
+  it("token before everything else", async () => {
+    const { id } = await gw.createInstance({ provisioned: false });
+    // Invalid body of a well-formed JSON object + wrong token → the token is reported.
+    await expectError(
+      await gw.request(settingsPath(id), {
+        method: "PATCH",
+        headers: tokenHeaders("gwt_wrong"),
+        json: { client: { deviceName: "x".repeat(41) } },
+      }),
+      401,
+      "invalid_token",
+    );
+    await expectError(
+      await gw.request(settingsPath(id), { method: "PATCH", json: { client: { deviceName: "x".repeat(41) } } }),
+      401,
+      "missing_token",
+    );
+    // A JSON array with a wrong token: the token is reported.
+    await expectError(
+      await gw.request(settingsPath(id), { method: "PATCH", headers: tokenHeaders("gwt_wrong"), json: [1] }),
+      401,
+      "invalid_token",
+    );
+    // Credentials are checked before the body is read: unparseable or oversized bodies of an
+    // anonymous caller get 401, not 400/413.
+    await expectError(
+      await gw.request(settingsPath(id), {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: "{not json",
+      }),
+      401,
+      "missing_token",
+    );
+    await expectError(
+      await gw.request(settingsPath(id), {
+        method: "PATCH",
+        headers: { ...tokenHeaders("gwt_wrong"), "content-type": "application/json" },
+        body: JSON.stringify({ pad: "x".repeat(1_100_000) }),
+      }),
+      401,
+      "invalid_token",
+    );
+  });
+
+  it("the instance's state before validation; provisioning before billing", async () => {
+    const { id, token } = await gw.createInstance({ provisioned: false, billingStatus: "suspended" });
+    const invalid = () =>
+      gw.request(settingsPath(id), {
+        method: "PATCH",
+        headers: tokenHeaders(token),
+        json: { client: { deviceName: "x".repeat(41) } },
+      });
+    await expectError(await invalid(), 409, "instance_not_provisioned");
+    await expectJson(await gw.admin("PUT", `/v1/admin/instances/${id}/provisioning`, { provisioned: true }));
+    await expectError(await invalid(), 402, "payment_required");
+    await expectJson(await gw.admin("PUT", `/v1/admin/instances/${id}/billing`, { billingStatus: "active" }));
+    await expectError(await invalid(), 422, "validation_error");
   });
 });
 

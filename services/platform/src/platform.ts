@@ -1,6 +1,7 @@
 import { AccountStore } from "./accounts.ts";
 import { RequestAuthorizer } from "./auth.ts";
 import type { Config } from "./config.ts";
+import { ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
 import { keys } from "./keys.ts";
@@ -14,8 +15,7 @@ export async function createPlatform(config: Config) {
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
-  // createIndex is a no-op when the index already has this schema.
-  await Promise.all([repos.instances.createIndex(), repos.accounts.createIndex()]);
+  await ensureIndexes(redis, repos, k);
 
   const accounts = new AccountStore(redis, repos, k);
   const instances = new InstanceStore(redis, repos, accounts, k, {

@@ -1,4 +1,4 @@
-import { ApiError, INSTANCE_ID_RE } from "@gw/contracts";
+import { ACCOUNT_ID_RE, ApiError, INSTANCE_ID_RE } from "@gw/contracts";
 import { type Config, type Platform, secretMatches } from "@gw/platform";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
@@ -8,6 +8,15 @@ import type { Meta } from "../trpc/meta.ts";
 
 type Invoke = (input: unknown) => Promise<unknown>;
 const createCaller = createCallerFactory(appRouter);
+
+/** Path ids of the wrong shape cannot name any resource: 404 before anything else. */
+const PATH_ID_PATTERNS: Record<string, RegExp> = { instanceId: INSTANCE_ID_RE, accountId: ACCOUNT_ID_RE };
+
+declare module "fastify" {
+  interface FastifyRequest {
+    caller: Caller | null;
+  }
+}
 
 /** Each procedure with OpenAPI meta, with its route path in Fastify's syntax. */
 export function restProcedures() {
@@ -61,19 +70,25 @@ export function registerRestRoutes(app: FastifyInstance, platform: Platform, con
     throw new ApiError(verdict.code);
   };
 
+  app.decorateRequest("caller", null);
   for (const { path, meta, method, url } of restProcedures()) {
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
     app.route({
       method,
       url,
       bodyLimit: meta.bodyLimit === "file" ? config.FILE_BODY_LIMIT : config.JSON_BODY_LIMIT,
+      // Credentials are checked before the body is read: an anonymous caller gets 401, not 400/413.
+      onRequest: async (req) => {
+        const params = req.params as Record<string, string>;
+        for (const [name, value] of Object.entries(params)) {
+          if (PATH_ID_PATTERNS[name] && !PATH_ID_PATTERNS[name].test(value)) {
+            throw new ApiError("not_found", "Recurso não encontrado.");
+          }
+        }
+        req.caller = await authenticate(req, meta, params);
+      },
       handler: async (req, reply) => {
         const params = req.params as Record<string, string>;
-        // An instance id of the wrong shape cannot name any resource.
-        if ("instanceId" in params && !INSTANCE_ID_RE.test(params.instanceId ?? "")) {
-          throw new ApiError("not_found", "Instância não encontrada.");
-        }
-        const caller = await authenticate(req, meta, params);
         let input: Record<string, unknown>;
         if (hasBody) {
           const body = req.body;
@@ -84,6 +99,7 @@ export function registerRestRoutes(app: FastifyInstance, platform: Platform, con
         } else {
           input = { ...(req.query as Record<string, unknown>), ...params };
         }
+        const caller = req.caller ?? { kind: "anonymous" };
         const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform };
         const invoke = path
           .split(".")

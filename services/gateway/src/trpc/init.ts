@@ -1,16 +1,10 @@
 import { ApiError, instanceIdSchema } from "@gw/contracts";
 import { usabilityError } from "@gw/platform";
-import { initTRPC, TRPCError } from "@trpc/server";
+import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "./context.ts";
+import { apiErrorOf, toTrpcError } from "./errors.ts";
 import type { Meta } from "./meta.ts";
-
-/** Finds the ApiError behind a tRPC error (procedures throw ApiError; tRPC wraps it). */
-export function apiErrorOf(err: unknown): ApiError | undefined {
-  if (err instanceof ApiError) return err;
-  if (err instanceof TRPCError && err.cause instanceof ApiError) return err.cause;
-  return undefined;
-}
 
 const t = initTRPC
   .context<Context>()
@@ -27,10 +21,20 @@ const t = initTRPC
 export const router = t.router;
 export const createCallerFactory = t.createCallerFactory;
 
-export const publicProcedure = t.procedure;
+/**
+ * Every procedure: whatever fails below (an ApiError, a failed input validation) leaves as a
+ * tRPC error with the matching code and the ApiError as its cause, so both transports answer
+ * the same public code and status.
+ */
+export const publicProcedure = t.procedure.use(async ({ next }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const api = apiErrorOf(result.error);
+  return api ? { ...result, error: toTrpcError(api) } : result;
+});
 
 /** Operator routes: the admin token at the edge, or a trusted internal service. */
-export const adminProcedure = t.procedure.use(({ ctx, next }) => {
+export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   if (ctx.caller.kind !== "admin" && ctx.caller.kind !== "internal") throw new ApiError("invalid_token");
   return next();
 });
@@ -40,7 +44,7 @@ export const adminProcedure = t.procedure.use(({ ctx, next }) => {
  * at the edge) or be an internal service; the instance must exist and, unless the route says
  * otherwise, be provisioned and paid.
  */
-export const instanceProcedure = t.procedure
+export const instanceProcedure = publicProcedure
   .input(z.object({ instanceId: instanceIdSchema }))
   .use(async ({ ctx, input, meta, next }) => {
     const { caller } = ctx;

@@ -1,0 +1,57 @@
+import { ApiError } from "@gw/contracts";
+import { TRPCError } from "@trpc/server";
+import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { ZodError } from "zod";
+
+/**
+ * `details` of a 422: each wrong field mapped to its first message, under its own name
+ * (`details.deviceName`, as clients look it up) and, when nested, under its full dotted path
+ * too (`details["client.deviceName"]`), which stays unambiguous.
+ */
+export function validationDetails(error: ZodError): Record<string, string> {
+  const details: Record<string, string> = {};
+  for (const issue of error.issues) {
+    const text = issue.code === "invalid_type" && issue.input === undefined ? "campo obrigatório" : issue.message;
+    const path = issue.path.map(String);
+    const leaf = [...path].reverse().find((p) => !/^\d+$/.test(p));
+    details[leaf ?? "body"] ??= text;
+    if (path.length > 1) details[path.join(".")] ??= text;
+  }
+  return details;
+}
+
+/** The public error behind anything a procedure threw: its ApiError, or a failed input validation. */
+export function apiErrorOf(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (err instanceof TRPCError) {
+    if (err.cause instanceof ApiError) return err.cause;
+    if (err.code === "BAD_REQUEST" && err.cause instanceof ZodError) {
+      return new ApiError("validation_error", "Campos inválidos.", validationDetails(err.cause));
+    }
+  }
+  return undefined;
+}
+
+const TRPC_CODE_OF_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
+  400: "BAD_REQUEST",
+  401: "UNAUTHORIZED",
+  402: "PAYMENT_REQUIRED",
+  404: "NOT_FOUND",
+  409: "CONFLICT",
+  413: "PAYLOAD_TOO_LARGE",
+  422: "UNPROCESSABLE_CONTENT",
+  429: "TOO_MANY_REQUESTS",
+  501: "NOT_IMPLEMENTED",
+  502: "BAD_GATEWAY",
+  503: "SERVICE_UNAVAILABLE",
+  504: "GATEWAY_TIMEOUT",
+};
+
+/** A tRPC error whose code (and so the internal transport's HTTP status) matches the ApiError's. */
+export function toTrpcError(api: ApiError): TRPCError {
+  return new TRPCError({
+    code: TRPC_CODE_OF_STATUS[api.status] ?? "INTERNAL_SERVER_ERROR",
+    message: api.message,
+    cause: api,
+  });
+}

@@ -1,0 +1,146 @@
+// The published contract: /v1/openapi.json is a valid OpenAPI 3.1 document of every REST
+// route with the one error body; `pnpm openapi` prints the same document; /docs serves
+// Swagger UI from this process.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectJson, ROOT, TSX } from "../support/e2e-helpers.ts";
+import { startGateway, type TestGateway } from "../support/gateway.ts";
+
+type Operation = { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, any>; securitySchemes: Record<string, unknown> };
+};
+
+const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+
+const EXPECTED: [string, string][] = [
+  ["/instances/{instanceId}", "get"],
+  ["/instances/{instanceId}/settings", "patch"],
+  ["/admin/accounts", "post"],
+  ["/admin/accounts", "get"],
+  ["/admin/accounts/{accountId}", "get"],
+  ["/admin/accounts/{accountId}/client-token", "post"],
+  ["/admin/accounts/{accountId}/client-token", "patch"],
+  ["/admin/accounts/{accountId}/client-token", "delete"],
+  ["/admin/instances", "post"],
+  ["/admin/instances", "get"],
+  ["/admin/instances/{instanceId}", "get"],
+  ["/admin/instances/{instanceId}", "delete"],
+  ["/admin/instances/{instanceId}/token", "post"],
+  ["/admin/instances/{instanceId}/billing", "put"],
+  ["/admin/instances/{instanceId}/provisioning", "put"],
+];
+
+let gw: TestGateway;
+let doc: Doc;
+beforeAll(async () => {
+  gw = await startGateway();
+  doc = await expectJson<Doc>(await gw.request("/v1/openapi.json"));
+});
+afterAll(() => gw?.close());
+
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([m]) => METHODS.includes(m))
+      .map(([method, op]) => ({ path, method, op })),
+  );
+
+describe("GET /v1/openapi.json", () => {
+  it("is a valid OpenAPI 3.1 document", async () => {
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    const v = new Validator();
+    const r = await v.validate(doc as unknown as Record<string, unknown>);
+    expect(r.errors ?? []).toEqual([]);
+    expect(r.valid).toBe(true);
+  });
+
+  it("documents every route of the foundation", () => {
+    for (const [path, method] of EXPECTED) {
+      expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
+    }
+    expect(operations()).toHaveLength(EXPECTED.length);
+  });
+
+  it("every operation has error responses referencing #/components/schemas/Error", () => {
+    expect(doc.components.schemas.Error).toBeDefined();
+    expect(doc.components.schemas.Error.properties.error.required).toEqual(expect.arrayContaining(["code", "message"]));
+    for (const { path, method, op } of operations()) {
+      const errors = Object.entries(op.responses).filter(([status]) => Number(status) >= 400);
+      expect(errors.length, `${method} ${path}`).toBeGreaterThan(0);
+      for (const [status, response] of errors) {
+        expect(response.content?.["application/json"]?.schema?.$ref, `${method} ${path} ${status}`).toBe(
+          "#/components/schemas/Error",
+        );
+      }
+    }
+  });
+
+  it("instance routes document the auth errors; 429 documents Retry-After", () => {
+    const get = doc.paths["/instances/{instanceId}"]!.get!;
+    expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "401", "404", "429"]));
+    expect((get.responses["429"] as { headers?: Record<string, unknown> }).headers).toHaveProperty("Retry-After");
+    const patch = doc.paths["/instances/{instanceId}/settings"]!.patch!;
+    expect(Object.keys(patch.responses)).toEqual(
+      expect.arrayContaining(["200", "400", "401", "402", "409", "413", "422", "429"]),
+    );
+  });
+
+  it("creations document 201 and no 200", () => {
+    for (const path of ["/admin/instances", "/admin/accounts", "/admin/accounts/{accountId}/client-token"]) {
+      const post = doc.paths[path]!.post!;
+      expect(post.responses["201"], path).toBeDefined();
+      expect(post.responses["200"], path).toBeUndefined();
+    }
+  });
+
+  it("declares the auth schemes", () => {
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(
+      expect.arrayContaining(["InstanceToken", "BearerInstanceToken", "AdminToken"]),
+    );
+  });
+});
+
+describe("pnpm openapi (services/gateway/src/openapi/print.ts)", () => {
+  it("prints the same document as the running service", async () => {
+    const { stdout } = await promisify(execFile)(TSX, ["services/gateway/src/openapi/print.ts"], {
+      cwd: ROOT,
+      env: { ...process.env, PUBLIC_BASE_URL: gw.config.PUBLIC_BASE_URL },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const printed = JSON.parse(stdout) as Doc;
+    expect(Object.keys(printed.paths).sort()).toEqual(Object.keys(doc.paths).sort());
+    for (const [path, method] of EXPECTED) expect(printed.paths[path]?.[method]).toBeDefined();
+    expect(printed).toEqual(doc);
+  });
+});
+
+describe("GET /docs", () => {
+  it("serves Swagger UI with its assets from this process", async () => {
+    const res = await gw.request("/docs");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await res.text();
+    expect(html).toContain("/v1/openapi.json");
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.some((a) => a.includes("swagger-ui-bundle.js"))).toBe(true);
+    expect(assets.some((a) => a.includes("swagger-ui.css"))).toBe(true);
+    for (const asset of assets) {
+      expect(asset.startsWith("/"), `${asset} is served locally`).toBe(true);
+      const r = await gw.request(asset);
+      expect(r.status, asset).toBe(200);
+      expect(r.headers.get("content-type"), asset).toMatch(asset.endsWith(".css") ? /^text\/css/ : /javascript/);
+      expect((await r.arrayBuffer()).byteLength, asset).toBeGreaterThan(1000);
+    }
+  });
+
+  it("unknown doc assets are 404 not_found", async () => {
+    const res = await gw.request("/docs/package.json");
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({ error: { code: "not_found" } });
+  });
+});
