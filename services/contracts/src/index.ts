@@ -1,4 +1,6 @@
 export * from "./account.ts";
 export * from "./admin.ts";
 export * from "./errors.ts";
+export * from "./events.ts";
 export * from "./instance.ts";
+export * from "./session.ts";

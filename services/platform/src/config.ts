@@ -6,7 +6,7 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** The roles a process can run (ARCHITECTURE.md "Roles"); more arrive with their issues. */
-export const ROLE_NAMES = ["gateway"] as const;
+export const ROLE_NAMES = ["gateway", "session", "simnet"] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 /** Every setting the services read, validated once at start. Documented in .env.example. */
@@ -53,6 +53,37 @@ export const configSchema = z.object({
   /** How long an instance record may be served from a replica's memory (pub/sub also invalidates it). */
   INSTANCE_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+
+  // Session pods (role `session`)
+  /** Identity of this session pod; unique per process. */
+  POD_ID: z
+    .string()
+    .regex(/^[\w.-]{1,64}$/)
+    .optional(),
+  SESSION_HOST: z.string().default("127.0.0.1"),
+  /** Internal tRPC port of the session role; 0 picks a free one. */
+  SESSION_PORT: port.default(8082),
+  /** URL other processes use to reach this pod; default http://SESSION_HOST:port. */
+  SESSION_ADVERTISE_URL: z.url().optional(),
+  /** Connections one pod holds at most. */
+  SESSION_CAPACITY: z.coerce.number().int().positive().default(5_000),
+  /** Lease TTL: a dead pod's instances move after at most this long. Renewed every TTL/3. */
+  LEASE_TTL_MS: z.coerce.number().int().min(500).default(3_000),
+  /** 32 random bytes, base64: seals auth state at rest. Required where sessions run. */
+  AUTH_STATE_KEY: z.string().optional(),
+  /** How long the gateway waits for an instance's owner to appear before answering 503. */
+  OWNER_WAIT_MS: z.coerce.number().int().min(0).default(2_000),
+  /** The simulated network, for instances with provider `sim`. */
+  SIMNET_URL: z.string().default("ws://127.0.0.1:8090"),
+  /** Baileys: the protocol version to claim ("2,3000,1023223821"); default the bundled one. */
+  BAILEYS_VERSION: z
+    .string()
+    .regex(/^\d+,\d+,\d+$/)
+    .optional(),
+
+  // Events
+  EVENT_SHARDS: z.coerce.number().int().min(1).max(256).default(4),
+  EVENT_STREAM_MAXLEN: z.coerce.number().int().positive().default(1_000_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -1,6 +1,7 @@
 import {
   ApiError,
   type BillingInput,
+  type ConnectionStatus,
   type CreateInstanceInput,
   DEFAULT_SETTINGS,
   type Instance,
@@ -10,10 +11,21 @@ import {
 import type { Redis } from "ioredis";
 import type { Entity } from "redis-om";
 import type { AccountStore } from "./accounts.ts";
+import { clearAuthStateUnowned, StaleLeaseError } from "./auth-state.ts";
 import { newInstanceId } from "./ids.ts";
 import type { Keys } from "./keys.ts";
 import type { Repositories } from "./repositories.ts";
 import { hashToken, newSecretToken } from "./secrets.ts";
+
+const SET_CONNECTION = `
+if ARGV[1] ~= '' then
+  local v = redis.call('GET', KEYS[1])
+  if not v or string.match(v, '|(%d+)$') ~= ARGV[1] then return redis.error_reply('STALE') end
+end
+local prev = redis.call('JSON.GET', KEYS[2], '$.connectionStatus')
+if not prev then return nil end
+for path, value in pairs(cjson.decode(ARGV[2])) do redis.call('JSON.SET', KEYS[2], path, value, 'XX') end
+return prev`;
 
 /** What is stored: the public resource plus a sortable creation time. */
 type InstanceDoc = Instance & { createdAtMs: number };
@@ -106,8 +118,11 @@ export class InstanceStore {
 
   async delete(id: string): Promise<void> {
     await this.require(id);
-    // Auth first: from this moment no request can open the instance.
-    await this.redis.del(this.k.instanceAuth(id), this.k.rateLimit(id));
+    // Auth first: from this moment no request can open the instance. Removing the lease makes
+    // its owner's next renewal fail, which closes the connection.
+    await this.redis.del(this.k.instanceAuth(id), this.k.rateLimit(id), this.k.lease(id));
+    await this.redis.srem(this.k.running, id);
+    await clearAuthStateUnowned(this.redis, this.k, id);
     await this.repos.instances.remove(id);
     await this.invalidate(id);
   }
@@ -167,6 +182,38 @@ export class InstanceStore {
       await this.invalidate(id);
     }
     return this.require(id);
+  }
+
+  /**
+   * Connection state, written by the instance's owner: fenced by its lease epoch (null only
+   * for writers that act while no pod owns the instance, e.g. stop or logout of an idle one).
+   * Answers the status before the write, for `session.status`.
+   */
+  async setConnection(
+    id: string,
+    epoch: number | null,
+    fields: Partial<Pick<Instance, "connectionStatus" | "phone" | "pushName">>,
+  ): Promise<{ previous: ConnectionStatus; instance: Instance }> {
+    const paths = Object.fromEntries(Object.entries(fields).map(([f, v]) => [`$.${f}`, JSON.stringify(v)]));
+    const prev = await this.redis
+      .eval(
+        SET_CONNECTION,
+        2,
+        this.k.lease(id),
+        this.k.instanceDoc(id),
+        epoch === null ? "" : String(epoch),
+        JSON.stringify(paths),
+      )
+      .catch((err: Error) => {
+        if (err.message.includes("STALE")) throw new StaleLeaseError(id);
+        throw err;
+      });
+    if (prev === null) throw new ApiError("not_found", "Instância não encontrada.");
+    await this.invalidate(id);
+    return {
+      previous: (JSON.parse(String(prev)) as ConnectionStatus[])[0] ?? "STOPPED",
+      instance: await this.require(id),
+    };
   }
 
   private invalidate(id: string) {

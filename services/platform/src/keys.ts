@@ -13,6 +13,21 @@ export function keys(prefix: string) {
     accountAuth: (id: string) => `${prefix}auth:a:${id}`,
     rateLimit: (id: string) => `${prefix}rl:${id}`,
     invalidations: `${prefix}invalidate`,
+    /** Instances that should be connected (started and not stopped). */
+    running: `${prefix}running`,
+    lease: (id: string) => `${prefix}lease:${id}`,
+    leaseEpoch: (id: string) => `${prefix}epoch:${id}`,
+    /** ZSET podId → heartbeat expiry (ms); HASH per pod {url, capacity}. */
+    pods: `${prefix}pods`,
+    pod: (podId: string) => `${prefix}pod:${podId}`,
+    /** Pub/sub: "reconcile now" for session pods. */
+    sessionKick: `${prefix}session:kick`,
+    /** Auth state of an instance: creds (string) and one hash per key type. */
+    authCreds: (id: string) => `${prefix}as:${id}:creds`,
+    authKeys: (id: string, type: string) => `${prefix}as:${id}:k:${type}`,
+    authKeyTypes: (id: string) => `${prefix}as:${id}:types`,
+    /** Redis Streams of events, one per shard. */
+    events: (shard: number) => `${prefix}events:${shard}`,
   };
 }
 export type Keys = ReturnType<typeof keys>;

@@ -1,10 +1,12 @@
 import { AccountStore } from "./accounts.ts";
 import { RequestAuthorizer } from "./auth.ts";
 import type { Config } from "./config.ts";
+import { EventBus } from "./events.ts";
 import { ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
 import { keys } from "./keys.ts";
+import { Leases } from "./leases.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
 
@@ -29,8 +31,13 @@ export async function createPlatform(config: Config) {
     burst: config.RATE_LIMIT_BURST,
   });
 
+  const leases = new Leases(redis, k, config.LEASE_TTL_MS);
+  const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN);
+
   return {
     config,
+    leases,
+    events,
     keys: k,
     redis,
     accounts,
@@ -39,6 +46,10 @@ export async function createPlatform(config: Config) {
     authorizer,
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
+    },
+    /** A new connection for a role that needs its own (blocking reads, subscriptions). */
+    duplicate(name: string) {
+      return createIoRedis(config.REDIS_URL, name);
     },
     async close(): Promise<void> {
       await Promise.allSettled([redis.quit(), subscriber.quit(), om.quit()]);

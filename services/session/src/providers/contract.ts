@@ -1,0 +1,65 @@
+import type {
+  AccountInfo,
+  Capping,
+  ConnectionStatus,
+  Instance,
+  PasskeyAssertion,
+  PasskeyChallenge,
+  Provider,
+  Timelock,
+} from "@gw/contracts";
+import type { AuthStateStore, Logger } from "@gw/platform";
+
+
+/**
+ * The one contract every provider implements (`sim`, `baileys`, `cloud`). A session is one
+ * instance's connection, created by the session manager only while it holds the instance's
+ * lease; it reports what happens through `emit` and never touches Redis except through its
+ * fenced {@link AuthStateStore}.
+ *
+ * Errors thrown from operations are `ApiError`s with the spec's codes (`not_supported`,
+ * `too_many_attempts`, `instance_not_connected`, `network_error`, `network_timeout`, …).
+ */
+export interface ProviderSession {
+  readonly provider: Provider;
+  /** Connects (or reconnects from stored credentials). Progress arrives as events. */
+  start(): Promise<void>;
+  /** Closes the connection and keeps the pairing. Idempotent. */
+  stop(): Promise<void>;
+  /** Unpairs: removes the device on the phone (when connected) and wipes the auth state. */
+  logout(): Promise<void>;
+
+  /** The QR value shown while pairing, or null. */
+  currentQr(): string | null;
+  /** An 8-character code to type on the phone (`phone`: digits with country code). */
+  requestPairingCode(phone: string, method?: "sms" | "voice"): Promise<string>;
+  passkeyChallenge(): Promise<PasskeyChallenge>;
+  submitPasskey(assertion: PasskeyAssertion): Promise<void>;
+  passkeyConfirmation(): Promise<{ code: string }>;
+  confirmPasskey(): Promise<void>;
+
+  /** The connected account (needs the connection open). */
+  account(): Promise<AccountInfo>;
+  capping(): Promise<Capping>;
+  timelock(): Promise<Timelock>;
+}
+
+/** What a session reports. The manager turns these into instance state and events. */
+export type ProviderEvent =
+  /** Connection state as the spec names it; `reason` for FAILED and network-caused stops. */
+  | { type: "status"; status: ConnectionStatus; reason?: string }
+  /** A new QR value while pairing (about every 20 s). */
+  | { type: "qr"; value: string }
+  /** Paired or connected: who the number is. */
+  | { type: "account"; account: AccountInfo }
+  /** The network logged the device out (from the phone, or the pairing was lost): wipe and stop. */
+  | { type: "logged-out"; reason: string };
+
+export interface ProviderContext {
+  instance: Instance;
+  auth: AuthStateStore;
+  log: Logger;
+  emit(event: ProviderEvent): void;
+}
+
+export type ProviderFactory = (ctx: ProviderContext) => ProviderSession;
