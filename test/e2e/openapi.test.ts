@@ -33,6 +33,20 @@ const EXPECTED: [string, string][] = [
   ["/admin/instances/{instanceId}/token", "post"],
   ["/admin/instances/{instanceId}/billing", "put"],
   ["/admin/instances/{instanceId}/provisioning", "put"],
+  // Connection and pairing (spec 4.1, 4.2)
+  ["/instances/{instanceId}/start", "post"],
+  ["/instances/{instanceId}/stop", "post"],
+  ["/instances/{instanceId}/restart", "post"],
+  ["/instances/{instanceId}/logout", "post"],
+  ["/instances/{instanceId}/qr-code", "get"],
+  ["/instances/{instanceId}/pairing-code", "post"],
+  ["/instances/{instanceId}/passkey/challenge", "get"],
+  ["/instances/{instanceId}/passkey", "post"],
+  ["/instances/{instanceId}/passkey/confirmation", "get"],
+  ["/instances/{instanceId}/passkey/confirm", "post"],
+  ["/instances/{instanceId}/me", "get"],
+  ["/instances/{instanceId}/capping", "get"],
+  ["/instances/{instanceId}/timelock", "get"],
 ];
 
 let gw: TestGateway;
@@ -59,7 +73,7 @@ describe("GET /v1/openapi.json", () => {
     expect(r.valid).toBe(true);
   });
 
-  it("documents every route of the foundation", () => {
+  it("documents every route", () => {
     for (const [path, method] of EXPECTED) {
       expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     }

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { Config, Platform } from "@gw/platform";
+import type { SessionManager } from "@gw/session";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { registerDocs } from "./http/docs.ts";
 import { registerErrorHandling } from "./http/errors.ts";
@@ -8,6 +9,7 @@ import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
 import { registerRestRoutes } from "./http/rest.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
+import { SessionDirectory } from "./sessions.ts";
 
 const newRequestId = () => `req_${randomBytes(9).toString("base64url")}`;
 
@@ -40,8 +42,9 @@ function acceptEmptyJson(app: FastifyInstance): void {
  * The gateway role: the public server (REST at /v1, docs, health) and the internal server
  * (tRPC, metrics, health) on its own port.
  */
-export async function buildGateway(config: Config, platform: Platform) {
+export async function buildGateway(config: Config, platform: Platform, opts: { localSession?: SessionManager } = {}) {
   const metrics = createMetrics();
+  const sessions = new SessionDirectory(platform, config, opts.localSession);
   const temporal = temporalProbe(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
 
   const pub = Fastify(serverOptions(config, "public"));
@@ -54,7 +57,7 @@ export async function buildGateway(config: Config, platform: Platform) {
   registerHealth(pub, platform, temporal);
   let openapi: unknown;
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
-  registerRestRoutes(pub, platform, config);
+  registerRestRoutes(pub, platform, config, sessions);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);
@@ -62,7 +65,7 @@ export async function buildGateway(config: Config, platform: Platform) {
   internal.get("/metrics", async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
-  await registerInternalTrpc(internal, platform, config.INTERNAL_SECRET);
+  await registerInternalTrpc(internal, platform, config.INTERNAL_SECRET, sessions);
 
   return {
     public: pub,

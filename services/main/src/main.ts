@@ -1,6 +1,7 @@
 // One process, the roles named in ROLES (ARCHITECTURE.md "Roles").
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
+import { startSessionRole } from "@gw/session";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -11,11 +12,16 @@ try {
 }
 const log = createLogger(config.LOG_LEVEL, { role: config.ROLES.join(",") });
 const platform = await createPlatform(config);
-const gateway = config.ROLES.includes("gateway") ? await buildGateway(config, platform) : undefined;
+const stops: (() => Promise<void>)[] = [];
 
-if (gateway) {
+const session = config.ROLES.includes("session") ? await startSessionRole(config, platform, log) : undefined;
+if (session) stops.push(() => session.close());
+
+if (config.ROLES.includes("gateway")) {
+  const gateway = await buildGateway(config, platform, { localSession: session?.manager });
   const { publicUrl, internalUrl } = await gateway.listen();
   log.info({ publicUrl, internalUrl }, "gateway listening");
+  stops.unshift(() => gateway.close()); // stop taking requests first
 }
 
 let stopping = false;
@@ -28,7 +34,7 @@ async function shutdown(signal: string) {
     process.exit(1);
   }, config.SHUTDOWN_TIMEOUT_MS);
   timer.unref();
-  await gateway?.close();
+  for (const stop of stops) await stop();
   await platform.close();
   log.info("stopped");
   process.exit(0);

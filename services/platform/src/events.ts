@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import type { EventEnvelope, EventKind, Instance } from "@gw/contracts";
+import type { ConnectionStatus, EventEnvelope, EventKind, Instance, SessionStatusPayload } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
 
@@ -77,6 +77,21 @@ export class EventBus {
       JSON.stringify(env),
     );
     return env;
+  }
+
+  /** `session.status`: the payload the spec leaves open (docs/api.md). */
+  sessionStatus(
+    instance: Pick<Instance, "id" | "provider" | "phone" | "pushName">,
+    status: ConnectionStatus,
+    previousStatus: ConnectionStatus | null,
+    reason: string | null,
+  ): Promise<EventEnvelope> {
+    return this.publish(instance, "session.status", {
+      status,
+      previousStatus,
+      reason,
+      timestamp: Math.floor(Date.now() / 1000),
+    } satisfies SessionStatusPayload);
   }
 
   /** Reads a shard from the start (tests, tools): the envelopes in order. */

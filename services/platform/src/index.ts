@@ -13,3 +13,4 @@ export * from "./platform.ts";
 export * from "./redis.ts";
 export * from "./sealed.ts";
 export * from "./secrets.ts";
+export * from "./trpc-errors.ts";

@@ -1,6 +1,6 @@
 import { ApiError } from "@gw/contracts";
+import { apiErrorOf } from "@gw/platform";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { apiErrorOf } from "../trpc/errors.ts";
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   if (err.retryAfter !== undefined) reply.header("retry-after", String(err.retryAfter));

@@ -7,6 +7,7 @@ import {
 } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
 import { type AppRouter, appRouter } from "../routers/index.ts";
+import type { SessionDirectory } from "../sessions.ts";
 import type { Context } from "../trpc/context.ts";
 
 export const INTERNAL_SECRET_HEADER = "x-internal-secret";
@@ -16,7 +17,12 @@ export const INTERNAL_SERVICE_HEADER = "x-internal-service";
  * The same routers over tRPC at /trpc, for the other services. This server listens on the
  * internal port only; callers prove themselves with the shared INTERNAL_SECRET.
  */
-export async function registerInternalTrpc(app: FastifyInstance, platform: Platform, secret: string): Promise<void> {
+export async function registerInternalTrpc(
+  app: FastifyInstance,
+  platform: Platform,
+  secret: string,
+  sessions: SessionDirectory,
+): Promise<void> {
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
     trpcOptions: {
@@ -32,6 +38,7 @@ export async function registerInternalTrpc(app: FastifyInstance, platform: Platf
           requestId: String(req.id),
           log: req.log,
           platform,
+          sessions,
         };
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],

@@ -2,6 +2,7 @@ import { ACCOUNT_ID_RE, ApiError, INSTANCE_ID_RE } from "@gw/contracts";
 import { type Config, type Platform, secretMatches } from "@gw/platform";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
+import type { SessionDirectory } from "../sessions.ts";
 import type { Caller, Context } from "../trpc/context.ts";
 import { createCallerFactory } from "../trpc/init.ts";
 import type { Meta } from "../trpc/meta.ts";
@@ -45,7 +46,12 @@ function bearer(req: FastifyRequest): string | undefined {
  * adapter cannot give per-route body limits, body-less POSTs or the spec's error bodies).
  * The procedure itself is the single definition: this is only the transport.
  */
-export function registerRestRoutes(app: FastifyInstance, platform: Platform, config: Config): void {
+export function registerRestRoutes(
+  app: FastifyInstance,
+  platform: Platform,
+  config: Config,
+  sessions: SessionDirectory,
+): void {
   const authenticate = async (req: FastifyRequest, meta: Meta, params: Record<string, string>): Promise<Caller> => {
     if (meta.auth === "none") return { kind: "anonymous" };
     if (meta.auth === "admin") {
@@ -100,7 +106,7 @@ export function registerRestRoutes(app: FastifyInstance, platform: Platform, con
           input = { ...(req.query as Record<string, unknown>), ...params };
         }
         const caller = req.caller ?? { kind: "anonymous" };
-        const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform };
+        const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform, sessions };
         const invoke = path
           .split(".")
           .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx)) as Invoke;

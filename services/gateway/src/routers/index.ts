@@ -1,11 +1,12 @@
-import { router } from "../trpc/init.ts";
+import { mergeRouters, router } from "../trpc/init.ts";
 import { adminAccountsRouter } from "./admin/accounts.ts";
 import { adminInstancesRouter } from "./admin/instances.ts";
 import { instanceRouter } from "./instance.ts";
+import { sessionRouter } from "./session.ts";
 
 /** Every operation, once: served as REST at /v1 and as tRPC at the internal /trpc. */
 export const appRouter = router({
-  instances: instanceRouter,
+  instances: mergeRouters(instanceRouter, sessionRouter),
   admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter }),
 });
 export type AppRouter = typeof appRouter;

@@ -1,5 +1,6 @@
 import type { Platform } from "@gw/platform";
 import type { FastifyBaseLogger } from "fastify";
+import type { SessionDirectory } from "../sessions.ts";
 
 /** Who is calling, as established by the transport (REST edge or internal tRPC). */
 export type Caller =
@@ -13,4 +14,5 @@ export interface Context {
   requestId: string;
   log: FastifyBaseLogger;
   platform: Platform;
+  sessions: SessionDirectory;
 }

@@ -1,9 +1,8 @@
 import { ApiError, instanceIdSchema } from "@gw/contracts";
-import { usabilityError } from "@gw/platform";
+import { apiErrorOf, toTrpcError, usabilityError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "./context.ts";
-import { apiErrorOf, toTrpcError } from "./errors.ts";
 import type { Meta } from "./meta.ts";
 
 const t = initTRPC
@@ -19,6 +18,7 @@ const t = initTRPC
   });
 
 export const router = t.router;
+export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
 /**

@@ -10,7 +10,6 @@ import type {
 } from "@gw/contracts";
 import type { AuthStateStore, Logger } from "@gw/platform";
 
-
 /**
  * The one contract every provider implements (`sim`, `baileys`, `cloud`). A session is one
  * instance's connection, created by the session manager only while it holds the instance's
@@ -57,6 +56,8 @@ export type ProviderEvent =
 
 export interface ProviderContext {
   instance: Instance;
+  /** The session pod that holds the lease (shown to the network for diagnostics). */
+  podId: string;
   auth: AuthStateStore;
   log: Logger;
   emit(event: ProviderEvent): void;

@@ -1,0 +1,305 @@
+import {
+  ApiError,
+  type ConnectionStatus,
+  cappingSchema,
+  type Instance,
+  instanceEnvelopeSchema,
+  logoutInput,
+  meSchema,
+  pairingCodeInput,
+  passkeyAssertionInput,
+  passkeyChallengeSchema,
+  qrResponseSchema,
+  successSchema,
+  timelockSchema,
+} from "@gw/contracts";
+import { clearAuthStateUnowned } from "@gw/platform";
+import { AVAILABLE_PROVIDERS } from "@gw/session";
+import QRCode from "qrcode";
+import { z } from "zod";
+import type { Context } from "../trpc/context.ts";
+import { instanceProcedure, router } from "../trpc/init.ts";
+
+const tags = ["Connection"];
+const pairingTags = ["Pairing"];
+
+/** Routes that need the instance in a given state answer 422 instance_not_connected otherwise. */
+function requireStatus(instance: Instance, wanted: ConnectionStatus, what: string): void {
+  if (instance.connectionStatus !== wanted) {
+    throw new ApiError(
+      "instance_not_connected",
+      `${what} exige connectionStatus ${wanted}; estado atual: ${instance.connectionStatus}.`,
+      { connectionStatus: `esperado ${wanted}, atual ${instance.connectionStatus}` },
+    );
+  }
+}
+
+function requireStandard(instance: Instance): void {
+  if (instance.kind !== "standard") throw new ApiError("not_supported_by_provider");
+}
+
+/** Writes a status while no pod owns the instance, with its `session.status` event. */
+async function setIdleStatus(
+  ctx: Context,
+  id: string,
+  fields: Parameters<Context["platform"]["instances"]["setConnection"]>[2],
+) {
+  const { previous, instance } = await ctx.platform.instances.setConnection(id, null, fields);
+  if (fields.connectionStatus && previous !== fields.connectionStatus) {
+    await ctx.platform.events.sessionStatus(instance, fields.connectionStatus, previous, null);
+  }
+  return instance;
+}
+
+async function start(ctx: Context, instance: Instance): Promise<Instance> {
+  if (!(AVAILABLE_PROVIDERS as readonly string[]).includes(instance.provider)) {
+    throw new ApiError("not_supported_by_provider", `O provedor ${instance.provider} ainda não está disponível.`);
+  }
+  await ctx.platform.redis.sadd(ctx.platform.keys.running, instance.id);
+  let current = instance;
+  if (instance.connectionStatus === "STOPPED" || instance.connectionStatus === "FAILED") {
+    current = await setIdleStatus(ctx, instance.id, { connectionStatus: "STARTING" });
+  }
+  await ctx.sessions.kick();
+  return current;
+}
+
+const lifecycle = (path: string, summary: string, description: string) =>
+  instanceProcedure.meta({
+    auth: "instance",
+    errors: ["network_unavailable", "not_supported_by_provider"],
+    openapi: { method: "POST", path: `/instances/{instanceId}/${path}`, tags, summary, description },
+  });
+
+/** Spec 4.1 connection routes, 4.2 pairing, and the account info routes; docs/lifecycle.md. */
+export const sessionRouter = router({
+  start: lifecycle(
+    "start",
+    "Turn the connection on",
+    "STOPPED/FAILED → STARTING, then SCAN_QR_CODE (unpaired) or WORKING (paired, no QR).",
+  )
+    .output(instanceEnvelopeSchema)
+    .mutation(async ({ ctx }) => ({ instance: await start(ctx, ctx.instance) })),
+
+  stop: lifecycle("stop", "Turn the connection off, keeping the pairing", "→ STOPPED; a later start needs no QR.")
+    .output(instanceEnvelopeSchema)
+    .mutation(async ({ ctx }) => {
+      const { id } = ctx.instance;
+      await ctx.platform.redis.srem(ctx.platform.keys.running, id);
+      const owner = await ctx.sessions.ownerIfAny(id);
+      if (owner) await owner.stop(id);
+      else await setIdleStatus(ctx, id, { connectionStatus: "STOPPED" });
+      return { instance: await ctx.platform.instances.require(id) };
+    }),
+
+  restart: lifecycle(
+    "restart",
+    "Restart the connection",
+    "Reconnects (→ STARTING → WORKING or SCAN_QR_CODE); a stopped instance starts.",
+  )
+    .output(instanceEnvelopeSchema)
+    .mutation(async ({ ctx }) => {
+      const { id } = ctx.instance;
+      const running = await ctx.platform.redis.sismember(ctx.platform.keys.running, id);
+      if (!running) return { instance: await start(ctx, ctx.instance) };
+      await (await ctx.sessions.owner(id)).restart(id);
+      return { instance: await ctx.platform.instances.require(id) };
+    }),
+
+  logout: lifecycle(
+    "logout",
+    "Unpair: disconnect and remove the device on the phone",
+    "→ STOPPED with the pairing wiped; the next start shows a QR. `apps.purge` is accepted (no session apps keep data yet).",
+  )
+    .input(logoutInput)
+    .output(instanceEnvelopeSchema)
+    .mutation(async ({ ctx }) => {
+      const { id } = ctx.instance;
+      await ctx.platform.redis.srem(ctx.platform.keys.running, id);
+      const owner = await ctx.sessions.ownerIfAny(id);
+      if (owner) await owner.logout(id);
+      else {
+        await clearAuthStateUnowned(ctx.platform.redis, ctx.platform.keys, id);
+        await setIdleStatus(ctx, id, { connectionStatus: "STOPPED", phone: "", pushName: "" });
+      }
+      return { instance: await ctx.platform.instances.require(id) };
+    }),
+
+  qrCode: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "not_supported_by_provider"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/qr-code",
+        tags: pairingTags,
+        summary: "The current QR code (SCAN_QR_CODE only; changes about every 20 s)",
+      },
+    })
+    .input(z.object({ format: z.enum(["image", "raw"], "use format=image ou format=raw") }))
+    .output(qrResponseSchema)
+    .query(async ({ ctx, input }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O QR code");
+      const value = await (await ctx.sessions.owner(ctx.instance.id)).qr(ctx.instance.id);
+      if (input.format === "raw") return { data: "", mimetype: "text/plain", value };
+      const png = await QRCode.toBuffer(value, { type: "png", margin: 2, width: 300, errorCorrectionLevel: "M" });
+      return { data: png.toString("base64"), mimetype: "image/png", value };
+    }),
+
+  pairingCode: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "too_many_attempts", "network_unavailable", "not_supported_by_provider"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/pairing-code",
+        tags: pairingTags,
+        summary: "An 8-character code to type on the phone instead of scanning (SCAN_QR_CODE only)",
+      },
+    })
+    .input(pairingCodeInput)
+    .output(successSchema.extend({ code: z.string().meta({ description: "8 characters, valid a few minutes" }) }))
+    .mutation(async ({ ctx, input }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O código de pareamento");
+      const api = await ctx.sessions.owner(ctx.instance.id);
+      const method = input.method === "sms" || input.method === "voice" ? input.method : undefined;
+      return { success: true as const, code: await api.pairingCode(ctx.instance.id, input.phoneNumber, method) };
+    }),
+
+  passkeyChallenge: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/passkey/challenge",
+        tags: pairingTags,
+        summary: "Passkey challenge",
+      },
+    })
+    .output(passkeyChallengeSchema)
+    .query(async ({ ctx }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
+      return (await ctx.sessions.owner(ctx.instance.id)).passkeyChallenge(ctx.instance.id);
+    }),
+
+  passkey: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/passkey",
+        tags: pairingTags,
+        summary: "Answer the passkey challenge",
+      },
+    })
+    .input(passkeyAssertionInput)
+    .output(successSchema)
+    .mutation(async ({ ctx, input: { instanceId, ...assertion } }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
+      await (await ctx.sessions.owner(instanceId)).submitPasskey(instanceId, assertion);
+      return { success: true as const };
+    }),
+
+  passkeyConfirmation: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/passkey/confirmation",
+        tags: pairingTags,
+        summary: "Passkey confirmation code",
+      },
+    })
+    .output(z.object({ code: z.string() }))
+    .query(async ({ ctx }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
+      return (await ctx.sessions.owner(ctx.instance.id)).passkeyConfirmation(ctx.instance.id);
+    }),
+
+  passkeyConfirm: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/passkey/confirm",
+        tags: pairingTags,
+        summary: "Confirm the passkey pairing",
+      },
+    })
+    .output(successSchema)
+    .mutation(async ({ ctx }) => {
+      requireStandard(ctx.instance);
+      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
+      await (await ctx.sessions.owner(ctx.instance.id)).confirmPasskey(ctx.instance.id);
+      return { success: true as const };
+    }),
+
+  me: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: { method: "GET", path: "/instances/{instanceId}/me", tags, summary: "The connected account (spec 2.2)" },
+    })
+    .output(meSchema)
+    .query(async ({ ctx }) => {
+      const { id } = ctx.instance;
+      requireStatus(ctx.instance, "WORKING", "Os dados da conta");
+      const api = await ctx.sessions.owner(id);
+      const [account, messageCapping, reachoutTimelock] = await Promise.all([
+        api.account(id),
+        api.capping(id),
+        api.timelock(id),
+      ]);
+      return {
+        id: `${account.phone}@c.us`,
+        jid: `${account.phone}@s.whatsapp.net`,
+        lid: account.lid,
+        pushName: account.pushName,
+        messageCapping,
+        reachoutTimelock,
+      };
+    }),
+
+  capping: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/capping",
+        tags,
+        summary: "New-conversation quota (spec 2.3)",
+      },
+    })
+    .output(cappingSchema)
+    .query(async ({ ctx }) => {
+      requireStatus(ctx.instance, "WORKING", "A cota");
+      return (await ctx.sessions.owner(ctx.instance.id)).capping(ctx.instance.id);
+    }),
+
+  timelock: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/timelock",
+        tags,
+        summary: "Contact restriction (spec 2.4)",
+      },
+    })
+    .output(timelockSchema)
+    .query(async ({ ctx }) => {
+      requireStatus(ctx.instance, "WORKING", "A restrição");
+      return (await ctx.sessions.owner(ctx.instance.id)).timelock(ctx.instance.id);
+    }),
+});

@@ -1,0 +1,6 @@
+export { createSessionClient } from "./client.ts";
+export { type SessionApi, SessionManager } from "./manager.ts";
+export type { ProviderContext, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
+export { type SessionRole, startSessionRole } from "./role.ts";
+/** Providers the session pods can run; `cloud` arrives with the official-gateway issue. */
+export const AVAILABLE_PROVIDERS = ["sim", "baileys"] as const;

@@ -1,0 +1,365 @@
+import {
+  type AccountInfo,
+  ApiError,
+  type Capping,
+  type ConnectionStatus,
+  type Instance,
+  type PasskeyAssertion,
+  type PasskeyChallenge,
+  type Provider,
+  type Timelock,
+} from "@gw/contracts";
+import {
+  AuthStateStore,
+  type Logger,
+  type Platform,
+  type PodInfo,
+  rankPods,
+  Sealer,
+  StaleLeaseError,
+} from "@gw/platform";
+import type { ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
+
+interface Held {
+  epoch: number;
+  session: ProviderSession;
+  provider: Provider;
+  status: ConnectionStatus;
+  /** Serializes status writes so that events keep the order the provider reported. */
+  chain: Promise<void>;
+  /** Set once the manager let go of it: late provider events are ignored. */
+  closed: boolean;
+}
+
+export interface SessionManagerOptions {
+  podId: string;
+  url: string;
+  capacity: number;
+  authStateKey: string;
+  providers: Partial<Record<Provider, ProviderFactory>>;
+  log: Logger;
+}
+
+/** The operations the gateway asks of an instance's owner (local or over internal tRPC). */
+export interface SessionApi {
+  stop(instanceId: string): Promise<void>;
+  restart(instanceId: string): Promise<void>;
+  logout(instanceId: string): Promise<void>;
+  qr(instanceId: string): Promise<string>;
+  pairingCode(instanceId: string, phone: string, method?: "sms" | "voice"): Promise<string>;
+  passkeyChallenge(instanceId: string): Promise<PasskeyChallenge>;
+  submitPasskey(instanceId: string, assertion: PasskeyAssertion): Promise<void>;
+  passkeyConfirmation(instanceId: string): Promise<{ code: string }>;
+  confirmPasskey(instanceId: string): Promise<void>;
+  account(instanceId: string): Promise<AccountInfo>;
+  capping(instanceId: string): Promise<Capping>;
+  timelock(instanceId: string): Promise<Timelock>;
+}
+
+/**
+ * A session pod's owner of connections. Every tick (a third of the lease TTL) it heartbeats,
+ * renews its leases in one script — dropping at once any connection whose lease it lost — and
+ * reconciles: instances that should run and rank this pod first (rendezvous hashing over live
+ * pods with spare capacity) are acquired and connected; instances that no longer should run
+ * are stopped; instances that now rank another live pod first are handed over.
+ */
+export class SessionManager implements SessionApi {
+  private readonly held = new Map<string, Held>();
+  private readonly sealer: Sealer;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private kickPending = false;
+  private subscriber: ReturnType<Platform["duplicate"]> | null = null;
+  private stopped = false;
+  /** When each other pod was first seen live: hand over only to pods that stayed up a while. */
+  private readonly podsSeen = new Map<string, number>();
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly opts: SessionManagerOptions,
+  ) {
+    this.sealer = new Sealer(opts.authStateKey);
+  }
+
+  get podId(): string {
+    return this.opts.podId;
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  async start(): Promise<void> {
+    this.subscriber = this.platform.duplicate(`gw-session-${this.opts.podId}`);
+    this.subscriber.on("message", () => this.kick());
+    await this.subscriber.subscribe(this.platform.keys.sessionKick);
+    await this.tick();
+    const interval = Math.max(100, Math.floor(this.platform.leases.ttlMs / 3));
+    this.timer = setInterval(() => this.kick(), interval);
+  }
+
+  /** Runs a reconciliation soon (coalesced). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.ticking) {
+      this.kickPending = true;
+      return;
+    }
+    this.ticking = this.tick()
+      .catch((err) => this.opts.log.error({ err }, "session reconcile failed"))
+      .finally(() => {
+        this.ticking = null;
+        if (this.kickPending) {
+          this.kickPending = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Graceful stop: connections closed (pairings kept), leases released for others to take. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await Promise.allSettled([...this.held.keys()].map((id) => this.release(id, { keepStatus: true })));
+    await this.platform.leases.leave(this.opts.podId);
+    await this.subscriber?.quit();
+  }
+
+  // --- reconciliation --------------------------------------------------------------------
+
+  private async tick(): Promise<void> {
+    const { leases, redis, keys } = this.platform;
+    await leases.heartbeat({ podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity });
+    await redis.hset(keys.pod(this.opts.podId), "load", String(this.held.size));
+
+    const lost = await leases.renew(this.opts.podId, new Map([...this.held].map(([id, h]) => [id, h.epoch])));
+    for (const id of lost) this.drop(id, "lease lost");
+
+    const [running, pods] = await Promise.all([redis.smembers(keys.running), this.livePods()]);
+    const runningSet = new Set(running);
+    const now = Date.now();
+    for (const p of pods) if (!this.podsSeen.has(p.podId)) this.podsSeen.set(p.podId, now);
+
+    for (const id of this.held.keys()) {
+      if (!runningSet.has(id)) await this.release(id, { status: "STOPPED" });
+    }
+    const starts: Promise<void>[] = [];
+    for (const id of running) {
+      const target = this.target(id, pods);
+      const mine = this.held.get(id);
+      if (mine) {
+        // Hand over to a better-ranked pod once it has been up for two lease periods.
+        const seen = target ? this.podsSeen.get(target.podId) : undefined;
+        if (target && target.podId !== this.opts.podId && seen && now - seen > 2 * leases.ttlMs) {
+          await this.release(id, { keepStatus: true });
+        }
+        continue;
+      }
+      if (target?.podId !== this.opts.podId || this.held.size + starts.length >= this.opts.capacity) continue;
+      starts.push(this.acquire(id));
+    }
+    await Promise.all(starts);
+  }
+
+  private async livePods(): Promise<(PodInfo & { load: number })[]> {
+    const pods = await this.platform.leases.livePods();
+    const loads = await Promise.all(pods.map((p) => this.platform.redis.hget(this.platform.keys.pod(p.podId), "load")));
+    const live = pods.map((p, i) => ({ ...p, load: Number(loads[i] ?? 0) }));
+    if (!live.some((p) => p.podId === this.opts.podId)) {
+      live.push({ podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity, load: this.held.size });
+    }
+    return live;
+  }
+
+  /** The first pod in rendezvous order that has room (or that already holds it). */
+  private target(instanceId: string, pods: (PodInfo & { load: number })[]) {
+    return rankPods(instanceId, pods).find((p) => p.load < p.capacity || p.podId === this.opts.podId);
+  }
+
+  private async acquire(instanceId: string): Promise<void> {
+    const epoch = await this.platform.leases.acquire(instanceId, this.opts.podId);
+    if (epoch === null) return;
+    const instance = await this.platform.instances.get(instanceId);
+    const factory = instance ? this.opts.providers[instance.provider] : undefined;
+    if (!instance || !factory) {
+      if (instance) {
+        await this.platform.instances.setConnection(instanceId, epoch, { connectionStatus: "FAILED" }).catch(() => {});
+        await this.publishStatus(
+          instance,
+          "FAILED",
+          instance.connectionStatus,
+          `provider ${instance.provider} is not available`,
+        );
+        await this.platform.redis.srem(this.platform.keys.running, instanceId);
+      }
+      await this.platform.leases.release(instanceId, this.opts.podId, epoch);
+      return;
+    }
+    const auth = new AuthStateStore(this.platform.redis, this.platform.keys, this.sealer, instanceId, epoch);
+    const log = this.opts.log.child({ instanceId, epoch });
+    const held: Held = {
+      epoch,
+      provider: instance.provider,
+      status: instance.connectionStatus,
+      chain: Promise.resolve(),
+      closed: false,
+      session: undefined as unknown as ProviderSession,
+    };
+    held.session = factory({
+      instance,
+      podId: this.opts.podId,
+      auth,
+      log,
+      emit: (event) => {
+        held.chain = held.chain
+          .then(() => this.onEvent(instanceId, held, event))
+          .catch((err) => {
+            if (err instanceof StaleLeaseError) this.drop(instanceId, "stale lease");
+            else log.error({ err, event: event.type }, "applying a provider event failed");
+          });
+      },
+    });
+    this.held.set(instanceId, held);
+    log.info("instance acquired");
+    await held.session.start().catch((err) => log.error({ err }, "provider start failed"));
+  }
+
+  private async onEvent(instanceId: string, held: Held, event: ProviderEvent): Promise<void> {
+    if (held.closed) return;
+    const store = this.platform.instances;
+    switch (event.type) {
+      case "status":
+        await this.writeStatus(instanceId, held, event.status, event.reason ?? null);
+        if (event.status === "FAILED" || (event.status === "STOPPED" && event.reason)) {
+          // The provider gave up: the instance no longer runs until started again.
+          await this.platform.redis.srem(this.platform.keys.running, instanceId);
+        }
+        return;
+      case "account":
+        await store.setConnection(instanceId, held.epoch, {
+          phone: event.account.phone,
+          pushName: event.account.pushName,
+        });
+        return;
+      case "qr":
+        return;
+      case "logged-out":
+        await this.platform.redis.srem(this.platform.keys.running, instanceId);
+        await store.setConnection(instanceId, held.epoch, { phone: "", pushName: "" });
+        await this.writeStatus(instanceId, held, "FAILED", `logged_out: ${event.reason}`);
+        await this.release(instanceId, { keepStatus: true });
+        return;
+    }
+  }
+
+  private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, reason: string | null) {
+    const { previous, instance } = await this.platform.instances.setConnection(instanceId, held.epoch, {
+      connectionStatus: status,
+    });
+    held.status = status;
+    if (previous !== status) await this.publishStatus(instance, status, previous, reason);
+  }
+
+  private publishStatus(
+    instance: Instance,
+    status: ConnectionStatus,
+    previous: ConnectionStatus | null,
+    reason: string | null,
+  ) {
+    return this.platform.events.sessionStatus(instance, status, previous, reason);
+  }
+
+  /** Lease lost: close at once, write nothing (the new owner writes). */
+  private drop(instanceId: string, why: string): void {
+    const held = this.held.get(instanceId);
+    if (!held) return;
+    held.closed = true;
+    this.held.delete(instanceId);
+    this.opts.log.warn({ instanceId, why }, "dropping instance");
+    held.session.stop().catch(() => {});
+  }
+
+  /** Lets go of an instance we own: close, optionally write the final status, free the lease. */
+  private async release(instanceId: string, opts: { status?: ConnectionStatus; keepStatus?: boolean }): Promise<void> {
+    const held = this.held.get(instanceId);
+    if (!held) return;
+    this.held.delete(instanceId);
+    await held.session.stop().catch(() => {});
+    await held.chain;
+    held.closed = true;
+    try {
+      if (opts.status && !opts.keepStatus) await this.writeStatus(instanceId, held, opts.status, null);
+    } catch (err) {
+      if (!(err instanceof StaleLeaseError)) throw err;
+    }
+    await this.platform.leases.release(instanceId, this.opts.podId, held.epoch);
+  }
+
+  private need(instanceId: string): Held {
+    const held = this.held.get(instanceId);
+    if (!held) throw new ApiError("network_unavailable", "A instância mudou de servidor; tente de novo.", undefined, 1);
+    return held;
+  }
+
+  // --- SessionApi ------------------------------------------------------------------------
+
+  async stop(instanceId: string): Promise<void> {
+    await this.platform.redis.srem(this.platform.keys.running, instanceId);
+    await this.release(instanceId, { status: "STOPPED" });
+  }
+
+  async restart(instanceId: string): Promise<void> {
+    const held = this.need(instanceId);
+    await held.session.stop();
+    await held.session.start();
+  }
+
+  async logout(instanceId: string): Promise<void> {
+    const held = this.need(instanceId);
+    await this.platform.redis.srem(this.platform.keys.running, instanceId);
+    await held.session.logout();
+    await held.chain;
+    await this.platform.instances.setConnection(instanceId, held.epoch, { phone: "", pushName: "" });
+    await this.release(instanceId, { status: "STOPPED" });
+  }
+
+  async qr(instanceId: string): Promise<string> {
+    const value = this.need(instanceId).session.currentQr();
+    if (!value)
+      throw new ApiError("instance_not_connected", "Nenhum QR disponível: a instância não está em SCAN_QR_CODE.");
+    return value;
+  }
+
+  pairingCode(instanceId: string, phone: string, method?: "sms" | "voice"): Promise<string> {
+    return this.need(instanceId).session.requestPairingCode(phone, method);
+  }
+
+  passkeyChallenge(instanceId: string): Promise<PasskeyChallenge> {
+    return this.need(instanceId).session.passkeyChallenge();
+  }
+
+  submitPasskey(instanceId: string, assertion: PasskeyAssertion): Promise<void> {
+    return this.need(instanceId).session.submitPasskey(assertion);
+  }
+
+  passkeyConfirmation(instanceId: string): Promise<{ code: string }> {
+    return this.need(instanceId).session.passkeyConfirmation();
+  }
+
+  confirmPasskey(instanceId: string): Promise<void> {
+    return this.need(instanceId).session.confirmPasskey();
+  }
+
+  account(instanceId: string): Promise<AccountInfo> {
+    return this.need(instanceId).session.account();
+  }
+
+  capping(instanceId: string): Promise<Capping> {
+    return this.need(instanceId).session.capping();
+  }
+
+  timelock(instanceId: string): Promise<Timelock> {
+    return this.need(instanceId).session.timelock();
+  }
+}

@@ -1,0 +1,543 @@
+import { ApiError, type ConnectionStatus, type Instance } from "@gw/contracts";
+import { StaleLeaseError } from "@gw/platform";
+import {
+  type ConnectionState,
+  makeWASocket,
+  type UserFacingSocketConfig,
+  type WABrowserDescription,
+  type WASocket,
+  type WAVersion,
+} from "@whiskeysockets/baileys";
+import type { ProviderContext, ProviderSession } from "../contract.ts";
+import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
+import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
+import {
+  type DisconnectAction,
+  type DisconnectRecord,
+  decideDisconnect,
+  describeDisconnectError,
+  type PolicyTuning,
+  recordDisconnect,
+} from "./policy.ts";
+
+export interface BaileysSessionOptions {
+  /** Protocol version to claim; default `BAILEYS_VERSION` from config, else Baileys' bundled one. */
+  version?: WAVersion;
+  /**
+   * Asked for a version again after a 405 (outdated client). Default: the same source as
+   * `version`. Wire it to a central resolver if one exists (reference §1.6); never the internet here.
+   */
+  resolveVersion?: () => WAVersion | undefined | Promise<WAVersion | undefined>;
+  /** The socket factory; Baileys' own `makeWASocket` unless a test wraps it. */
+  makeSocket?: typeof makeWASocket;
+  /** Overrides the browser tuple built from `instance.settings.client`. */
+  browser?: WABrowserDescription;
+  /** Pairing-code requests allowed per instance per window (default 5 per 10 min). */
+  pairingCodeLimit?: { max: number; windowMs: number };
+  /** How long `requestPairingCode` waits for the socket to be ready (first QR); default 30 s. */
+  pairingReadyTimeoutMs?: number;
+  /** Bound on `sock.logout()` before the auth state is wiped anyway; default 10 s. */
+  logoutTimeoutMs?: number;
+  /** Reconnect policy tuning (tests shorten the delays). */
+  policy?: Partial<PolicyTuning>;
+}
+
+const PASSKEY_MESSAGE =
+  "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
+const PAIRING_METHOD_MESSAGE =
+  "Envio do código por SMS ou ligação não é suportado em instâncias padrão. Omita o campo method: o código é exibido na resposta para ser digitado no WhatsApp (Aparelhos conectados > Conectar com número de telefone).";
+
+/** `[deviceName, browserName, version]`: the phone lists the device as "deviceName", pairing shows "browserName (deviceName)". */
+export function browserFromSettings(instance: Instance): WABrowserDescription {
+  const client = instance.settings?.client;
+  const device = client?.deviceName?.trim() || "Messaging Gateway";
+  let browser = client?.browserName?.trim() || "Chrome";
+  // Baileys switches to its experimental Android client profile when the name says "android".
+  if (browser.toLowerCase().includes("android")) browser = "Chrome";
+  return [device, browser, "1.0.0"];
+}
+
+/** Pino's level, but never chattier than `warn` (reference §1.1). */
+function baileysLogger(ctx: ProviderContext): BaileysLogger {
+  const parent = ctx.log;
+  const level = parent.levelVal > 40 ? parent.level : "warn";
+  return parent.child({ provider: "baileys", instanceId: ctx.instance.id }, { level });
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const { statusCode } = describeDisconnectError(err);
+  if (statusCode === 408) return new ApiError("network_timeout");
+  if (statusCode === 428) return new ApiError("instance_not_connected");
+  return new ApiError("network_error");
+}
+
+interface QrWaiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class BaileysSession implements ProviderSession {
+  readonly provider = "baileys" as const;
+
+  private readonly log: BaileysLogger;
+  private readonly makeSocket: typeof makeWASocket;
+  private version: WAVersion | undefined;
+  /** Outside the socket so retry counts survive reconnects (reference §1.1). */
+  private readonly msgRetryCounterCache = new BoundedCache(5_000, 60 * 60_000);
+  private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
+  private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
+  private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
+
+  private active = false;
+  private auth: RedisAuthState | null = null;
+  private sock: WASocket | null = null;
+  /** Bumped whenever the current socket is retired: events of older sockets are ignored. */
+  private generation = 0;
+  private opened = false;
+  private qr: string | null = null;
+  private status: ConnectionStatus | null = null;
+  private lastAccountKey = "";
+  private history: DisconnectRecord[] = [];
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private qrWaiters: QrWaiter[] = [];
+  private pairingAttempts: number[] = [];
+  private saveChain: Promise<void> = Promise.resolve();
+  private saveQueued = false;
+
+  constructor(
+    private readonly ctx: ProviderContext,
+    private readonly opts: BaileysSessionOptions,
+  ) {
+    this.log = baileysLogger(ctx);
+    this.makeSocket = opts.makeSocket ?? makeWASocket;
+    this.version = opts.version;
+  }
+
+  // ── lifecycle ────────────────────────────────────────────────────────────
+
+  async start(): Promise<void> {
+    if (this.active) return;
+    this.active = true;
+    this.history = [];
+    try {
+      const auth = await useRedisAuthState(this.ctx.auth, {
+        logger: this.log,
+        onStaleLease: (err) => this.onStaleLease(err),
+      });
+      if (!this.active) return;
+      this.auth = auth;
+      await this.connect();
+    } catch (err) {
+      this.active = false;
+      this.auth = null;
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.active = false;
+    this.clearReconnect();
+    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+    await this.retireSocket();
+    await this.flushCreds();
+    this.auth = null;
+    this.qr = null;
+    this.status = null;
+  }
+
+  async logout(): Promise<void> {
+    const sock = this.sock;
+    const wasOpen = this.opened;
+    this.active = false;
+    this.clearReconnect();
+    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+    if (sock && wasOpen) {
+      // Retire first: the 401 "Intentional Logout" close that follows is ours, not the network's.
+      this.generation++;
+      this.sock = null;
+      this.opened = false;
+      try {
+        await withTimeout(sock.logout(), this.opts.logoutTimeoutMs ?? 10_000);
+      } catch (err) {
+        this.log.warn({ err }, "remove-companion-device failed; wiping the auth state anyway");
+      }
+    }
+    await this.retireSocket(sock ?? undefined);
+    // Let queued creds writes land before the wipe, so none lands after it.
+    await this.saveChain;
+    const auth = this.auth;
+    this.auth = null;
+    this.qr = null;
+    this.status = null;
+    if (auth) await auth.clear();
+    else await this.ctx.auth.clear();
+  }
+
+  currentQr(): string | null {
+    return this.qr;
+  }
+
+  // ── pairing ──────────────────────────────────────────────────────────────
+
+  async requestPairingCode(phone: string, method?: "sms" | "voice"): Promise<string> {
+    if (method === "sms" || method === "voice") throw new ApiError("not_supported", PAIRING_METHOD_MESSAGE);
+    const digits = phone.replace(/\D/g, "");
+    if (!/^\d{8,15}$/.test(digits)) {
+      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
+        phoneNumber: "informe o número no formato internacional, só dígitos",
+      });
+    }
+    if (this.auth && isPaired(this.auth.state.creds)) {
+      throw new ApiError("bad_request", "Este número já está pareado. Faça logout para parear outro.");
+    }
+    if (!this.active) {
+      throw new ApiError("instance_not_connected", "Inicie a instância e aguarde o QR code para pedir o código.");
+    }
+    const limit = this.opts.pairingCodeLimit ?? { max: 5, windowMs: 10 * 60_000 };
+    const now = Date.now();
+    this.pairingAttempts = this.pairingAttempts.filter((t) => now - t < limit.windowMs);
+    if (this.pairingAttempts.length >= limit.max) {
+      const retryAfter = Math.max(1, Math.ceil((this.pairingAttempts[0]! + limit.windowMs - now) / 1000));
+      throw new ApiError("too_many_attempts", undefined, undefined, retryAfter);
+    }
+    // The request goes out on the socket: it must be up (official example: after the first QR).
+    await this.waitForQr(this.opts.pairingReadyTimeoutMs ?? 30_000);
+    const sock = this.sock;
+    if (!sock || !this.auth || isPaired(this.auth.state.creds)) throw new ApiError("instance_not_connected");
+    this.pairingAttempts.push(Date.now());
+    try {
+      return await sock.requestPairingCode(digits);
+    } catch (err) {
+      this.log.warn({ err }, "pairing code request failed");
+      throw toApiError(err);
+    }
+  }
+
+  async passkeyChallenge(): Promise<never> {
+    throw new ApiError("not_supported", PASSKEY_MESSAGE);
+  }
+
+  async submitPasskey(): Promise<void> {
+    throw new ApiError("not_supported", PASSKEY_MESSAGE);
+  }
+
+  async passkeyConfirmation(): Promise<never> {
+    throw new ApiError("not_supported", PASSKEY_MESSAGE);
+  }
+
+  async confirmPasskey(): Promise<void> {
+    throw new ApiError("not_supported", PASSKEY_MESSAGE);
+  }
+
+  // ── account routes ───────────────────────────────────────────────────────
+
+  async account() {
+    return accountFromMe(this.openSocket().user);
+  }
+
+  async capping() {
+    const sock = this.openSocket();
+    try {
+      return mapCapping(await sock.fetchNewChatMessageCap());
+    } catch (err) {
+      this.log.warn({ err }, "message capping query failed");
+      throw toApiError(err);
+    }
+  }
+
+  async timelock() {
+    const sock = this.openSocket();
+    try {
+      return mapTimelock(await sock.fetchAccountReachoutTimelock());
+    } catch (err) {
+      this.log.warn({ err }, "reachout timelock query failed");
+      throw toApiError(err);
+    }
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────
+
+  private openSocket(): WASocket {
+    if (!this.sock || !this.opened) throw new ApiError("instance_not_connected");
+    return this.sock;
+  }
+
+  private socketConfig(auth: RedisAuthState): UserFacingSocketConfig {
+    return {
+      auth: auth.state,
+      logger: this.log,
+      browser: this.opts.browser ?? browserFromSettings(this.ctx.instance),
+      ...(this.version ? { version: this.version } : {}),
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      // A later issue stores messages; until then a miss is the honest answer (reference §1.1).
+      getMessage: async () => undefined,
+      // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
+      transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },
+      msgRetryCounterCache: this.msgRetryCounterCache,
+      userDevicesCache: this.userDevicesCache,
+      callOfferCache: this.callOfferCache,
+      placeholderResendCache: this.placeholderResendCache,
+    };
+  }
+
+  /** Ends the current socket (if any) and builds the next one. Never two sockets. */
+  private async connect(): Promise<void> {
+    await this.retireSocket();
+    const auth = this.auth;
+    if (!this.active || !auth) return;
+    const creds = auth.state.creds;
+    if (!isPaired(creds) && creds.me) {
+      // Left over by a pairing-code request that never completed: with `me` set Baileys would
+      // try to log in instead of registering, and get refused.
+      creds.me = undefined;
+      creds.pairingCode = undefined;
+    }
+    const gen = ++this.generation;
+    let sock: WASocket;
+    try {
+      sock = this.makeSocket(this.socketConfig(auth));
+    } catch (err) {
+      this.log.error({ err }, "could not create the socket");
+      await this.onClose(gen, err);
+      return;
+    }
+    this.sock = sock;
+    this.opened = false;
+    sock.ev.on("connection.update", (update) => {
+      if (gen !== this.generation) return;
+      this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
+    });
+    sock.ev.on("creds.update", () => {
+      if (gen !== this.generation) return;
+      void this.saveCreds();
+      if (this.opened) this.emitAccount(sock);
+    });
+  }
+
+  /** Ends a socket we no longer want; its close event is ignored. */
+  private async retireSocket(sock: WASocket | undefined = this.sock ?? undefined): Promise<void> {
+    if (sock === this.sock) {
+      this.generation++;
+      this.sock = null;
+      this.opened = false;
+    }
+    if (!sock) return;
+    try {
+      await sock.end(undefined);
+    } catch (err) {
+      this.log.warn({ err }, "error while ending the socket");
+    }
+  }
+
+  private async onConnectionUpdate(gen: number, sock: WASocket, u: Partial<ConnectionState>): Promise<void> {
+    if (u.qr) {
+      this.qr = u.qr;
+      this.ctx.emit({ type: "qr", value: u.qr });
+      this.setStatus("SCAN_QR_CODE");
+      this.resolveQrWaiters();
+    }
+    if (u.isNewLogin) {
+      // pair-success: the QR is spent; the server restarts the stream (515) next.
+      this.qr = null;
+      this.emitAccount(sock);
+    }
+    if (u.connection === "connecting") {
+      this.setStatus("STARTING");
+    } else if (u.connection === "open") {
+      this.opened = true;
+      this.qr = null;
+      this.rejectQrWaiters(new ApiError("bad_request", "Este número já está pareado."));
+      this.setStatus("WORKING");
+      this.emitAccount(sock);
+    } else if (u.connection === "close") {
+      await this.onClose(gen, u.lastDisconnect?.error);
+    }
+  }
+
+  private async onClose(gen: number, error: unknown): Promise<void> {
+    if (gen !== this.generation) return;
+    this.generation++;
+    this.sock = null;
+    this.opened = false;
+    this.qr = null;
+    if (!this.active) return;
+    if (error instanceof StaleLeaseError) {
+      this.onStaleLease(error);
+      return;
+    }
+    const auth = this.auth;
+    const described = describeDisconnectError(error);
+    const { statusCode, message } = described;
+    const registered = auth ? isPaired(auth.state.creds) : false;
+    const now = Date.now();
+    const action = decideDisconnect({ ...described, registered }, this.history, {
+      now,
+      tuning: this.opts.policy,
+    });
+    this.history = recordDisconnect(this.history, { at: now, statusCode });
+    this.log.warn({ statusCode, message, action }, "connection closed");
+    await this.apply(action);
+  }
+
+  private async apply(action: DisconnectAction): Promise<void> {
+    switch (action.kind) {
+      case "reconnect-now":
+        // The pairing just written by pair-success must be in Redis before the restart.
+        await this.flushCreds();
+        this.scheduleConnect(0);
+        return;
+      case "backoff":
+        if (action.refreshVersion) await this.refreshVersion();
+        this.setStatus("STARTING", action.reason);
+        this.scheduleConnect(action.delayMs);
+        return;
+      case "replaced-backoff":
+        this.setStatus("STARTING", action.reason);
+        this.scheduleConnect(action.delayMs);
+        return;
+      case "logged-out":
+        this.halt();
+        this.auth = null;
+        await this.saveChain;
+        try {
+          await this.ctx.auth.clear();
+        } catch (err) {
+          if (err instanceof StaleLeaseError) return this.onStaleLease(err);
+          this.log.error({ err }, "could not wipe the auth state after logout");
+        }
+        this.ctx.emit({ type: "logged-out", reason: action.reason });
+        return;
+      case "qr-expired":
+        this.halt();
+        this.setStatus("STOPPED", action.reason);
+        return;
+      case "failed":
+        this.halt();
+        await this.flushCreds();
+        this.setStatus("FAILED", action.reason);
+        return;
+    }
+  }
+
+  private async refreshVersion(): Promise<void> {
+    try {
+      const v = this.opts.resolveVersion ? await this.opts.resolveVersion() : this.opts.version;
+      this.version = v;
+    } catch (err) {
+      this.log.warn({ err }, "could not refresh the protocol version; keeping the current one");
+    }
+  }
+
+  /** The network ended the session: nothing reconnects. */
+  private halt(): void {
+    this.active = false;
+    this.clearReconnect();
+    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+  }
+
+  private onStaleLease(err: StaleLeaseError): void {
+    if (!this.active && !this.sock) return;
+    this.log.warn({ err: err.message }, "lease lost: stopping the connection");
+    this.halt();
+    this.auth = null;
+    void this.retireSocket();
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    this.clearReconnect();
+    if (!this.active) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect().catch((err) => this.log.error({ err }, "reconnect failed"));
+    }, delayMs);
+  }
+
+  private clearReconnect(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+  }
+
+  private setStatus(status: ConnectionStatus, reason?: string): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.ctx.emit(reason ? { type: "status", status, reason } : { type: "status", status });
+  }
+
+  private emitAccount(sock: WASocket): void {
+    const account = accountFromMe(sock.user);
+    const key = `${account.phone}|${account.lid}|${account.pushName}`;
+    if (key === this.lastAccountKey || !account.phone) return;
+    this.lastAccountKey = key;
+    this.ctx.emit({ type: "account", account });
+  }
+
+  // Creds: one write at a time, bursts coalesced; each write stores the whole creds object.
+  // Only paired creds are stored, so "has creds" in Redis keeps meaning "was paired".
+  private saveCreds(): Promise<void> {
+    const auth = this.auth;
+    if (!auth) return this.saveChain;
+    if (this.saveQueued) return this.saveChain;
+    this.saveQueued = true;
+    const write = async () => {
+      this.saveQueued = false;
+      if (this.auth !== auth || !isPaired(auth.state.creds)) return;
+      await auth.saveCreds();
+    };
+    this.saveChain = this.saveChain.then(write).catch((err) => {
+      if (!(err instanceof StaleLeaseError)) this.log.error({ err }, "could not save creds");
+    });
+    return this.saveChain;
+  }
+
+  private flushCreds(): Promise<void> {
+    return this.saveCreds();
+  }
+
+  private waitForQr(timeoutMs: number): Promise<void> {
+    if (this.qr && this.sock) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const waiter: QrWaiter = {
+        resolve: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        reject: (err) => {
+          clearTimeout(waiter.timer);
+          reject(err);
+        },
+        timer: setTimeout(() => {
+          this.qrWaiters = this.qrWaiters.filter((w) => w !== waiter);
+          reject(new ApiError("network_timeout", "A conexão não ficou pronta para parear a tempo. Tente novamente."));
+        }, timeoutMs),
+      };
+      this.qrWaiters.push(waiter);
+    });
+  }
+
+  private resolveQrWaiters(): void {
+    const waiters = this.qrWaiters;
+    this.qrWaiters = [];
+    for (const w of waiters) w.resolve();
+  }
+
+  private rejectQrWaiters(err: Error): void {
+    const waiters = this.qrWaiters;
+    this.qrWaiters = [];
+    for (const w of waiters) w.reject(err);
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+export function createBaileysSession(ctx: ProviderContext, opts: BaileysSessionOptions = {}): ProviderSession {
+  return new BaileysSession(ctx, opts);
+}

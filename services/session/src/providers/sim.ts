@@ -1,0 +1,302 @@
+import { randomUUID } from "node:crypto";
+import {
+  type AccountInfo,
+  ApiError,
+  type Capping,
+  type ErrorCode,
+  type PasskeyAssertion,
+  type PasskeyChallenge,
+  type Timelock,
+} from "@gw/contracts";
+import { StaleLeaseError } from "@gw/platform";
+import WebSocket from "ws";
+import { backoffMs } from "./backoff.ts";
+import type { ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
+
+type Creds = { deviceId: string; secret: string };
+type ServerFrame =
+  | { type: "qr"; value: string }
+  | { type: "paired"; creds: Creds; me: AccountInfo }
+  | { type: "open"; me: AccountInfo }
+  | { type: "response"; id: string; ok: true; result: unknown }
+  | { type: "response"; id: string; ok: false; error: { code: string; message: string } }
+  | { type: "close"; reason: string; message?: string }
+  | { type: string; [k: string]: unknown };
+
+/** simnet error codes → the spec's. */
+const ERROR_MAP: Record<string, ErrorCode> = {
+  too_many_attempts: "too_many_attempts",
+  not_pairing: "instance_not_connected",
+  not_open: "instance_not_connected",
+  invalid_passkey: "validation_error",
+  not_on_network: "network_rejected",
+  network_rejected: "network_rejected",
+};
+
+const REQUEST_TIMEOUT_MS = 10_000;
+/** After this many `replaced` closes in a row, stop fighting: another client owns the device. */
+const MAX_REPLACED = 3;
+
+/**
+ * The `sim` provider: one WebSocket to simnet per instance (docs/simnet.md), behaving like the
+ * Baileys provider does on the real network — QR while unpaired, credentials in the fenced auth
+ * state, reconnection with backoff on lost connections, logout on `logged_out`.
+ */
+export function createSimProvider(simnetUrl: string): ProviderFactory {
+  return (ctx) => new SimSession(ctx, `${simnetUrl.replace(/\/$/, "")}/ws`);
+}
+
+class SimSession implements ProviderSession {
+  readonly provider = "sim" as const;
+  private ws: WebSocket | null = null;
+  private qr: string | null = null;
+  private open = false;
+  private wanted = false;
+  private attempt = 0;
+  private replaced = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private me: AccountInfo | null = null;
+  private readonly pending = new Map<
+    string,
+    { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }
+  >();
+
+  constructor(
+    private readonly ctx: ProviderContext,
+    private readonly url: string,
+  ) {}
+
+  async start(): Promise<void> {
+    this.wanted = true;
+    this.ctx.emit({ type: "status", status: "STARTING" });
+    await this.connect();
+  }
+
+  async stop(): Promise<void> {
+    this.wanted = false;
+    this.teardown();
+  }
+
+  async logout(): Promise<void> {
+    this.wanted = false; // the `close logged_out` that answers is ours, not news
+    if (this.ws && this.open) {
+      const closed = new Promise<void>((resolve) => this.ws?.once("close", () => resolve()));
+      this.ws.send(JSON.stringify({ type: "logout" }));
+      await Promise.race([closed, new Promise((r) => setTimeout(r, 2_000))]);
+    }
+    this.wanted = false;
+    this.teardown();
+    await this.ctx.auth.clear();
+  }
+
+  currentQr(): string | null {
+    return this.open ? null : this.qr;
+  }
+
+  async requestPairingCode(phone: string, method?: "sms" | "voice"): Promise<string> {
+    const { code } = (await this.request("pairing-code", { phone, method })) as { code: string };
+    return code;
+  }
+
+  passkeyChallenge(): Promise<PasskeyChallenge> {
+    return this.request("passkey-challenge", {}) as Promise<PasskeyChallenge>;
+  }
+
+  async submitPasskey(assertion: PasskeyAssertion): Promise<void> {
+    await this.request("passkey", assertion);
+  }
+
+  passkeyConfirmation(): Promise<{ code: string }> {
+    return this.request("passkey-confirmation", {}) as Promise<{ code: string }>;
+  }
+
+  async confirmPasskey(): Promise<void> {
+    await this.request("passkey-confirm", {});
+  }
+
+  async account(): Promise<AccountInfo> {
+    if (!this.open) throw new ApiError("instance_not_connected");
+    return (await this.request("me", {})) as AccountInfo;
+  }
+
+  capping(): Promise<Capping> {
+    return this.request("capping", {}) as Promise<Capping>;
+  }
+
+  timelock(): Promise<Timelock> {
+    return this.request("timelock", {}) as Promise<Timelock>;
+  }
+
+  // --- connection -------------------------------------------------------------------------
+
+  private async connect(): Promise<void> {
+    this.teardown();
+    if (!this.wanted) return;
+    const raw = await this.ctx.auth.readCreds();
+    const creds = raw ? (JSON.parse(raw) as Creds) : null;
+    const ws = new WebSocket(this.url, { handshakeTimeout: 5_000 });
+    this.ws = ws;
+    ws.on("open", () => {
+      const { client } = this.ctx.instance.settings;
+      ws.send(
+        JSON.stringify({
+          type: "hello",
+          instanceId: this.ctx.instance.id,
+          pod: this.ctx.podId,
+          creds,
+          deviceName: client.deviceName,
+          browserName: client.browserName,
+        }),
+      );
+    });
+    ws.on("message", (data) => {
+      if (this.ws !== ws) return;
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(String(data)) as ServerFrame;
+      } catch {
+        return;
+      }
+      this.onFrame(frame).catch((err) => this.onError(err));
+    });
+    ws.on("error", () => {}); // followed by close
+    ws.on("close", () => {
+      if (this.ws !== ws) return; // an old socket we already replaced
+      this.ws = null;
+      this.failPending(new ApiError("network_unavailable", "Conexão com a rede perdida.", undefined, 1));
+      const wasOpen = this.open;
+      this.open = false;
+      if (!this.wanted) return;
+      if (wasOpen || this.qr) this.ctx.emit({ type: "status", status: "STARTING" });
+      this.scheduleReconnect(backoffMs(this.attempt++));
+    });
+  }
+
+  private async onFrame(frame: ServerFrame): Promise<void> {
+    switch (frame.type) {
+      case "qr": {
+        this.qr = String((frame as { value: string }).value);
+        this.ctx.emit({ type: "qr", value: this.qr });
+        this.ctx.emit({ type: "status", status: "SCAN_QR_CODE" });
+        return;
+      }
+      case "paired": {
+        const f = frame as { creds: Creds; me: AccountInfo };
+        // Persist before anything else: a lost credential after pairing means a new QR.
+        await this.ctx.auth.writeCreds(JSON.stringify(f.creds));
+        this.me = f.me;
+        this.ctx.emit({ type: "account", account: f.me });
+        return;
+      }
+      case "open": {
+        const f = frame as { me: AccountInfo };
+        this.open = true;
+        this.qr = null;
+        this.attempt = 0;
+        this.replaced = 0;
+        this.me = f.me;
+        this.ctx.emit({ type: "account", account: f.me });
+        this.ctx.emit({ type: "status", status: "WORKING" });
+        return;
+      }
+      case "response": {
+        const f = frame as { id: string; ok: boolean; result?: unknown; error?: { code: string; message: string } };
+        const p = this.pending.get(f.id);
+        if (!p) return;
+        this.pending.delete(f.id);
+        clearTimeout(p.timer);
+        if (f.ok) p.resolve(f.result);
+        else {
+          const code = ERROR_MAP[f.error?.code ?? ""] ?? "network_error";
+          p.reject(new ApiError(code, f.error?.message));
+        }
+        return;
+      }
+      case "close":
+        return this.onClose(String((frame as { reason: string }).reason));
+    }
+  }
+
+  private async onClose(reason: string): Promise<void> {
+    if (!this.wanted) return;
+    if (reason === "logged_out" || reason === "bad_credentials") {
+      this.wanted = false;
+      this.teardown();
+      await this.ctx.auth.clear();
+      this.ctx.emit({ type: "logged-out", reason });
+      return;
+    }
+    if (reason === "replaced") {
+      // Another client holds this device. Never loop: back off hard, give up after a few.
+      if (++this.replaced >= MAX_REPLACED) {
+        this.wanted = false;
+        this.teardown();
+        this.ctx.emit({ type: "status", status: "FAILED", reason: "replaced by another connection" });
+        return;
+      }
+      this.attempt = Math.max(this.attempt, 6);
+    }
+    if (reason === "qr_timeout") {
+      this.wanted = false;
+      this.teardown();
+      this.ctx.emit({ type: "status", status: "STOPPED", reason: "qr_expired" });
+    }
+    // `outage` and others: the socket close that follows schedules the reconnection.
+  }
+
+  private onError(err: unknown): void {
+    if (err instanceof StaleLeaseError) {
+      this.wanted = false;
+      this.teardown();
+      return;
+    }
+    this.ctx.log.warn({ err }, "sim session error");
+  }
+
+  private scheduleReconnect(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.connect().catch((err) => this.onError(err));
+    }, ms);
+  }
+
+  private teardown(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const ws = this.ws;
+    this.ws = null;
+    this.open = false;
+    this.qr = null;
+    if (ws) {
+      ws.removeAllListeners("message");
+      ws.on("error", () => {});
+      ws.terminate();
+    }
+    this.failPending(new ApiError("instance_not_connected", "A conexão foi encerrada."));
+  }
+
+  private failPending(err: Error): void {
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(err);
+      this.pending.delete(id);
+    }
+  }
+
+  private request(op: string, args: unknown): Promise<unknown> {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN) {
+      return Promise.reject(new ApiError("instance_not_connected", "A instância não está conectada à rede."));
+    }
+    const id = randomUUID();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new ApiError("network_timeout"));
+      }, REQUEST_TIMEOUT_MS);
+      this.pending.set(id, { resolve, reject, timer });
+      ws.send(JSON.stringify({ type: "request", id, op, args }));
+    });
+  }
+}

@@ -1,0 +1,67 @@
+import { randomBytes } from "node:crypto";
+import { hostname } from "node:os";
+import type { Config, Logger, Platform } from "@gw/platform";
+import { secretMatches } from "@gw/platform";
+import { TRPCError } from "@trpc/server";
+import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
+import Fastify from "fastify";
+import { INTERNAL_SECRET_HEADER } from "./client.ts";
+import { SessionManager } from "./manager.ts";
+import type { ProviderFactory } from "./providers/contract.ts";
+import { createSimProvider } from "./providers/sim.ts";
+import { sessionRouter } from "./rpc.ts";
+
+/**
+ * The session role: a pod that holds network connections under leases and serves their
+ * operations over internal tRPC on SESSION_PORT.
+ */
+export async function startSessionRole(config: Config, platform: Platform, log: Logger) {
+  if (!config.AUTH_STATE_KEY) throw new Error("AUTH_STATE_KEY is required where the session role runs");
+  const podId = config.POD_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
+  const providers: Record<string, ProviderFactory> = {
+    sim: createSimProvider(config.SIMNET_URL),
+  };
+
+  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 500 } });
+  let manager: SessionManager | undefined;
+  app.get("/healthz", async () => ({ status: "ok", podId, instances: manager?.size ?? 0 }));
+  await app.register(fastifyTRPCPlugin, {
+    prefix: "/trpc",
+    trpcOptions: {
+      router: sessionRouter,
+      createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => {
+        const presented = req.headers[INTERNAL_SECRET_HEADER];
+        if (typeof presented !== "string" || !secretMatches(presented, config.INTERNAL_SECRET) || !manager) {
+          throw new TRPCError({ code: "UNAUTHORIZED", message: "internal secret missing or wrong" });
+        }
+        return { api: manager };
+      },
+    },
+  });
+  const address = await app.listen({ port: config.SESSION_PORT, host: config.SESSION_HOST });
+  const port = new URL(address).port;
+  const url = config.SESSION_ADVERTISE_URL ?? `http://${config.SESSION_HOST}:${port}`;
+
+  manager = new SessionManager(platform, {
+    podId,
+    url,
+    capacity: config.SESSION_CAPACITY,
+    authStateKey: config.AUTH_STATE_KEY,
+    providers,
+    log: log.child({ role: "session", podId }),
+  });
+  await manager.start();
+  log.info({ podId, url }, "session pod started");
+
+  const m = manager;
+  return {
+    podId,
+    url,
+    manager: m,
+    async close() {
+      await m.close();
+      await app.close();
+    },
+  };
+}
+export type SessionRole = Awaited<ReturnType<typeof startSessionRole>>;

@@ -1,0 +1,396 @@
+// Messages between accounts: routing (one-to-one, groups, lids), delivery to devices (queued while
+// offline), the ack clock, presence, read receipts, number lookups.
+import { SimnetError } from "./errors.ts";
+import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
+import {
+  ACK_STATUSES,
+  type GroupMetadata,
+  type MessageContent,
+  type MessageFrame,
+  type PresenceState,
+  type SendArgs,
+} from "./protocol.ts";
+import type { Account, Device, Group, Receipt, SimnetState, StoredMessage } from "./state.ts";
+
+export type Origin = { kind: "device"; device: Device } | { kind: "phone" };
+
+type Target = { kind: "user"; acc: Account; chatId: string } | { kind: "group"; group: Group; chatId: string };
+
+/** `to` as digits (ninth-digit tolerant), `<digits>@c.us`, `<digits>@lid` or `<digits>@g.us`. */
+export function resolveTarget(state: SimnetState, to: string): Target {
+  if (to.endsWith("@g.us")) {
+    const group = state.groups.get(to);
+    if (!group) throw new SimnetError("not_on_network", `no group ${to}`);
+    return { kind: "group", group, chatId: group.id };
+  }
+  if (to.endsWith("@lid")) {
+    const acc = state.accountsByLid.get(to);
+    if (!acc) throw new SimnetError("not_on_network", `no account has the lid ${to}`);
+    return { kind: "user", acc, chatId: acc.lid };
+  }
+  if (!phoneDigits(to)) throw new SimnetError("bad_request", `not a chat id: ${to}`);
+  const acc = state.findAccount(to);
+  if (!acc) throw new SimnetError("not_on_network", `${to} is not on the network`);
+  return { kind: "user", acc, chatId: `${acc.phone}@c.us` };
+}
+
+// --- frames ------------------------------------------------------------------------------------
+
+/** The message as one device of `viewer` receives it. */
+export function frameFor(state: SimnetState, msg: StoredMessage, viewer: Account, fromMe: boolean): MessageFrame {
+  const sender = state.accounts.get(msg.senderPhone) ?? viewer;
+  const group = msg.groupId ? state.groups.get(msg.groupId) : undefined;
+  let chatId: string;
+  let chatLid: string | null = null;
+  let chatName: string;
+  if (msg.groupId) {
+    chatId = msg.groupId;
+    chatName = group?.subject ?? "";
+  } else if (fromMe) {
+    const peer = msg.recipientPhone ? state.accounts.get(msg.recipientPhone) : undefined;
+    chatId = msg.chatId;
+    chatLid = peer?.lid ?? sender.lid;
+    chatName = peer?.pushName ?? sender.pushName;
+  } else {
+    chatId = state.peer(sender, viewer.phone).id;
+    chatLid = sender.lid;
+    chatName = sender.pushName;
+  }
+  return {
+    type: "message",
+    id: msg.id,
+    chatId,
+    chatLid,
+    chatName,
+    isGroup: msg.groupId !== null,
+    fromMe,
+    from: state.peer(sender, fromMe ? sender.phone : viewer.phone),
+    ...(fromMe ? { origin: msg.origin } : {}),
+    timestamp: msg.timestamp,
+    message: msg.content,
+    ...(msg.quotedId ? { quotedId: msg.quotedId } : {}),
+    ...(msg.mentions ? { mentions: msg.mentions } : {}),
+    ...(msg.forwarded ? { forwarded: true } : {}),
+  };
+}
+
+// --- the ack clock -----------------------------------------------------------------------------
+
+const LEVEL = { sent: 0, delivered: 1, read: 2, played: 3 } as const;
+
+function receiptLevel(r: Receipt): number {
+  return r.played ? LEVEL.played : r.read ? LEVEL.read : r.delivered ? LEVEL.delivered : LEVEL.sent;
+}
+
+/** What the sender should see: the least advanced recipient (all of a group's). */
+function targetLevel(msg: StoredMessage): number {
+  if (msg.receipts.size === 0) return LEVEL.sent;
+  let min: number = LEVEL.played;
+  for (const r of msg.receipts.values()) min = Math.min(min, receiptLevel(r));
+  return msg.content.type === "voice" ? min : Math.min(min, LEVEL.read);
+}
+
+/** Emits the next ack, one step per `ackDelayMs`, until the sender has seen the target status. */
+function pump(state: SimnetState, msg: StoredMessage): void {
+  if (msg.timer || msg.level >= targetLevel(msg)) return;
+  msg.timer = state.later(state.opts.ackDelayMs, () => {
+    msg.timer = null;
+    msg.level++;
+    const status = ACK_STATUSES[msg.level] ?? "sent";
+    const timestamp = nowSeconds();
+    msg.acks.push({ status, timestamp, at: Date.now() });
+    const sender = state.accounts.get(msg.senderPhone);
+    if (sender) {
+      for (const id of sender.devices) {
+        const device = state.devices.get(id);
+        if (device) state.deliverToDevice(device, { type: "ack", id: msg.id, chatId: msg.chatId, status, timestamp });
+      }
+    }
+    pump(state, msg);
+  });
+}
+
+function markDelivered(state: SimnetState, msg: StoredMessage, phone: string): void {
+  const receipt = msg.receipts.get(phone);
+  if (!receipt || receipt.delivered) return;
+  receipt.delivered = true;
+  const acc = state.accounts.get(phone);
+  if (acc && acc.autoRead > 0)
+    state.later(acc.autoRead * state.opts.ackDelayMs, () => readMessage(state, msg, phone, true));
+  pump(state, msg);
+}
+
+/** The recipient `phone` reads (and, for voice, plays) the message. True if anything changed. */
+function readMessage(state: SimnetState, msg: StoredMessage, phone: string, played: boolean): boolean {
+  const receipt = msg.receipts.get(phone);
+  if (!receipt) return false;
+  const play = played && msg.content.type === "voice" && !receipt.played;
+  if (receipt.read && !play) return false;
+  receipt.delivered = true;
+  receipt.read = true;
+  if (play) receipt.played = true;
+  pump(state, msg);
+  return true;
+}
+
+/** Marks messages `acc` received as read: the given ids, or everything unread in its inbox. */
+export function markRead(state: SimnetState, acc: Account, ids: string[] | undefined, played = true): number {
+  const msgs = ids
+    ? ids.flatMap((id) => {
+        const m = state.messagesById.get(id);
+        return m ? [m] : [];
+      })
+    : acc.inbox;
+  let n = 0;
+  for (const m of msgs) if (readMessage(state, m, acc.phone, played)) n++;
+  return n;
+}
+
+// --- sending -----------------------------------------------------------------------------------
+
+function checkReferences(state: SimnetState, sender: Account, content: MessageContent): void {
+  switch (content.type) {
+    case "reaction":
+    case "edit":
+    case "revoke": {
+      const target = state.messagesById.get(content.targetId);
+      if (!target) throw new SimnetError("invalid_target", `unknown message ${content.targetId}`);
+      if (content.type !== "reaction" && target.senderPhone !== sender.phone)
+        throw new SimnetError("invalid_target", `only the sender can ${content.type} message ${content.targetId}`);
+      return;
+    }
+    case "poll_vote": {
+      const poll = state.messagesById.get(content.pollId);
+      if (poll?.content.type !== "poll") throw new SimnetError("invalid_target", `no poll ${content.pollId}`);
+      const { options, multipleAnswers } = poll.content;
+      const unknown = content.votes.filter((v) => !options.includes(v));
+      if (unknown.length > 0)
+        throw new SimnetError("validation_error", `not options of the poll: ${unknown.join(", ")}`);
+      if (!multipleAnswers && content.votes.length > 1)
+        throw new SimnetError("validation_error", "this poll takes one answer");
+      return;
+    }
+  }
+}
+
+/** A first message to a peer opens a conversation: counted in the quota, refused while restricted. */
+function openConversation(state: SimnetState, sender: Account, peer: Account): void {
+  if (sender.conversations.has(peer.phone)) return;
+  const timelock = state.timelock(sender);
+  if (timelock.isActive && (timelock.timeEnforcementEnds === 0 || timelock.timeEnforcementEnds > nowSeconds()))
+    throw new SimnetError("restricted", "this account cannot start new conversations now (timelock)");
+  const capping = state.capping(sender);
+  if (capping.cappingStatus !== "NONE" && capping.usedQuota >= capping.totalQuota)
+    throw new SimnetError("restricted", "this account used its new-conversation quota (capping)");
+  sender.usedQuota++;
+  sender.conversations.add(peer.phone);
+  peer.conversations.add(sender.phone);
+}
+
+export interface SendResult {
+  id: string;
+  timestamp: number;
+  chatId: string;
+}
+
+export interface SendInput extends Omit<SendArgs, "message"> {
+  message: MessageContent;
+}
+
+export function sendMessage(state: SimnetState, sender: Account, origin: Origin, args: SendInput): SendResult {
+  if (args.id) {
+    const prev = state.messagesByKey.get(`${sender.phone}|${args.id}`);
+    if (prev) return { id: prev.id, timestamp: prev.timestamp, chatId: prev.chatId };
+  }
+  const target = resolveTarget(state, args.to);
+  checkReferences(state, sender, args.message);
+  let recipients: Account[];
+  if (target.kind === "group") {
+    const g = target.group;
+    if (!g.participants.has(sender.phone))
+      throw new SimnetError("network_rejected", `${sender.phone} is not a participant of ${g.id}`);
+    if (g.onlyAdminsCanSend && !g.admins.has(sender.phone))
+      throw new SimnetError("network_rejected", `only admins can send to ${g.id}`);
+    recipients = [...g.participants].flatMap((p) => {
+      const acc = p === sender.phone ? undefined : state.accounts.get(p);
+      return acc ? [acc] : [];
+    });
+  } else {
+    if (target.acc !== sender) openConversation(state, sender, target.acc);
+    recipients = target.acc === sender ? [] : [target.acc];
+  }
+
+  const msg: StoredMessage = {
+    seq: state.nextSeq(),
+    id: args.id ?? newMessageId(),
+    senderPhone: sender.phone,
+    origin: origin.kind,
+    deviceId: origin.kind === "device" ? origin.device.deviceId : null,
+    instanceId: origin.kind === "device" ? origin.device.instanceId : null,
+    to: args.to,
+    chatId: target.chatId,
+    groupId: target.kind === "group" ? target.group.id : null,
+    recipientPhone: target.kind === "user" ? target.acc.phone : null,
+    timestamp: nowSeconds(),
+    at: Date.now(),
+    content: args.message,
+    ...(args.quotedId ? { quotedId: args.quotedId } : {}),
+    ...(args.mentions ? { mentions: args.mentions } : {}),
+    ...(args.forwarded ? { forwarded: true } : {}),
+    receipts: new Map(),
+    level: -1,
+    acks: [],
+    timer: null,
+  };
+  const key = `${sender.phone}|${msg.id}`;
+  state.messagesByKey.set(key, msg);
+  state.messagesById.set(msg.id, msg);
+  state.push(sender.sent, msg, (old) => {
+    if (state.messagesByKey.get(`${old.senderPhone}|${old.id}`) === old)
+      state.messagesByKey.delete(`${old.senderPhone}|${old.id}`);
+    if (state.messagesById.get(old.id) === old) state.messagesById.delete(old.id);
+    state.cancel(old.timer);
+    old.timer = null;
+  });
+  state.stats.messagesSent++;
+
+  for (const r of recipients) {
+    msg.receipts.set(r.phone, { delivered: false, read: false, played: false });
+    state.push(r.inbox, msg);
+  }
+  for (const r of recipients) {
+    if (r.devices.size === 0) {
+      markDelivered(state, msg, r.phone); // a virtual contact: the phone itself receives it
+      continue;
+    }
+    for (const id of r.devices) {
+      const device = state.devices.get(id);
+      if (device)
+        state.deliverToDevice(device, frameFor(state, msg, r, false), () => markDelivered(state, msg, r.phone));
+    }
+  }
+  // The sender's other linked devices see what it sent (fromMe).
+  for (const id of sender.devices) {
+    const device = state.devices.get(id);
+    if (!device || (origin.kind === "device" && origin.device === device)) continue;
+    state.deliverToDevice(device, frameFor(state, msg, sender, true));
+  }
+  pump(state, msg);
+  return { id: msg.id, timestamp: msg.timestamp, chatId: msg.chatId };
+}
+
+// --- presence ----------------------------------------------------------------------------------
+
+export function sendPresence(
+  state: SimnetState,
+  sender: Account,
+  origin: Origin,
+  args: { to?: string | undefined; state: PresenceState },
+): Record<string, never> {
+  let to: string | null = null;
+  if (args.to) {
+    const target = resolveTarget(state, args.to);
+    to = target.chatId;
+    let recipients: Account[] = [];
+    if (target.kind === "group") {
+      if (!target.group.participants.has(sender.phone))
+        throw new SimnetError("network_rejected", `${sender.phone} is not a participant of ${target.group.id}`);
+      recipients = [...target.group.participants].flatMap((p) => {
+        const acc = p === sender.phone ? undefined : state.accounts.get(p);
+        return acc ? [acc] : [];
+      });
+    } else if (target.acc !== sender) {
+      recipients = [target.acc];
+    }
+    const timestamp = nowSeconds();
+    for (const r of recipients) {
+      const from = state.peer(sender, r.phone);
+      const chatId = target.kind === "group" ? target.group.id : from.id;
+      for (const id of r.devices) {
+        const device = state.devices.get(id);
+        const conn = device && state.openConnectionOf(device);
+        if (conn) state.sendFrame(conn, { type: "presence", chatId, from, state: args.state, timestamp });
+      }
+    }
+  }
+  state.push(sender.presenceLog, {
+    seq: state.nextSeq(),
+    at: Date.now(),
+    timestamp: nowSeconds(),
+    to,
+    state: args.state,
+    origin: origin.kind,
+    deviceId: origin.kind === "device" ? origin.device.deviceId : null,
+    instanceId: origin.kind === "device" ? origin.device.instanceId : null,
+  });
+  return {};
+}
+
+// --- lookups -----------------------------------------------------------------------------------
+
+export function checkExists(
+  state: SimnetState,
+  viewerPhone: string | null,
+  raw: string,
+): { exists: boolean; chatId: string | null; lid: string | null } {
+  if (!phoneDigits(raw)) throw new SimnetError("bad_request", `not a phone number: ${raw}`);
+  const acc = state.findAccount(raw);
+  if (!acc) return { exists: false, chatId: null, lid: null };
+  return {
+    exists: true,
+    chatId: `${acc.phone}@c.us`,
+    lid: state.phoneVisible(acc, viewerPhone) ? acc.lid : null,
+  };
+}
+
+export function groupMetadata(state: SimnetState, group: Group, viewerPhone: string | null): GroupMetadata {
+  return {
+    id: group.id,
+    subject: group.subject,
+    onlyAdminsCanSend: group.onlyAdminsCanSend,
+    creation: group.creation,
+    participants: [...group.participants].flatMap((p) => {
+      const acc = state.accounts.get(p);
+      return acc ? [{ ...state.peer(acc, viewerPhone), admin: group.admins.has(p) }] : [];
+    }),
+  };
+}
+
+// --- control API views -------------------------------------------------------------------------
+
+export function sentView(msg: StoredMessage) {
+  return {
+    seq: msg.seq,
+    id: msg.id,
+    to: msg.to,
+    chatId: msg.chatId,
+    groupId: msg.groupId,
+    recipient: msg.recipientPhone,
+    origin: msg.origin,
+    deviceId: msg.deviceId,
+    instanceId: msg.instanceId,
+    timestamp: msg.timestamp,
+    at: msg.at,
+    status: msg.level >= 0 ? ACK_STATUSES[msg.level] : "pending",
+    acks: msg.acks,
+    receipts: Object.fromEntries(
+      [...msg.receipts].map(([phone, r]) => [phone, ACK_STATUSES[receiptLevel(r)] ?? "sent"]),
+    ),
+    message: msg.content,
+    quotedId: msg.quotedId ?? null,
+    mentions: msg.mentions ?? null,
+    forwarded: msg.forwarded ?? false,
+  };
+}
+
+export function inboxView(state: SimnetState, msg: StoredMessage, acc: Account) {
+  const { type: _type, ...frame } = frameFor(state, msg, acc, false);
+  const receipt = msg.receipts.get(acc.phone);
+  return {
+    seq: msg.seq,
+    at: msg.at,
+    ...frame,
+    status: receipt ? (ACK_STATUSES[receiptLevel(receipt)] ?? "sent") : "sent",
+    delivered: receipt?.delivered ?? false,
+  };
+}
