@@ -11,7 +11,10 @@ import { registerRestRoutes } from "./http/rest.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 import { SessionDirectory } from "./sessions.ts";
 
-const newRequestId = () => `req_${randomBytes(9).toString("base64url")}`;
+// Request ids: a random per-process prefix and a counter (no entropy needed per request).
+const ID_PREFIX = `req_${randomBytes(4).toString("hex")}`;
+let requestCounter = 0;
+const newRequestId = () => `${ID_PREFIX}${(++requestCounter).toString(36)}`;
 
 function serverOptions(config: Config, name: string): FastifyServerOptions {
   return {
@@ -48,8 +51,9 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   const temporal = temporalProbe(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
 
   const pub = Fastify(serverOptions(config, "public"));
-  pub.addHook("onSend", async (req, reply) => {
+  pub.addHook("onRequest", (req, reply, done) => {
     reply.header("x-request-id", req.id);
+    done();
   });
   acceptEmptyJson(pub);
   registerErrorHandling(pub);

@@ -1,6 +1,6 @@
 import { ApiError } from "@gw/contracts";
 import { TRPCError } from "@trpc/server";
-import type { TRPC_ERROR_CODE_KEY } from "@trpc/server/rpc";
+import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
 
 /**
@@ -47,11 +47,27 @@ const TRPC_CODE_OF_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {
   504: "GATEWAY_TIMEOUT",
 };
 
-/** A tRPC error whose code (and so the internal transport's HTTP status) matches the ApiError's. */
-export function toTrpcError(api: ApiError): TRPCError {
-  return new TRPCError({
-    code: TRPC_CODE_OF_STATUS[api.status] ?? "INTERNAL_SERVER_ERROR",
+/**
+ * tRPC `errorFormatter` for our internal transports: the public error travels in `data.api`,
+ * and the tRPC code and status follow it (a 404 is NOT_FOUND, not a 500).
+ */
+export function formatTrpcError<S extends { code: number; message: string; data: object }>(
+  shape: S,
+  error: unknown,
+): S {
+  const api = apiErrorOf(error);
+  if (!api) return { ...shape, data: { ...shape.data, stack: undefined } };
+  const key = TRPC_CODE_OF_STATUS[api.status] ?? "INTERNAL_SERVER_ERROR";
+  return {
+    ...shape,
+    code: TRPC_ERROR_CODES_BY_KEY[key],
     message: api.message,
-    cause: api,
-  });
+    data: { ...shape.data, stack: undefined, code: key, httpStatus: api.status, api: api.toBody().error },
+  };
+}
+
+/** tRPC adapter `responseMeta`: the HTTP status of a failed call is its public error's. */
+export function statusOfErrors({ errors }: { errors: readonly unknown[] }): { status?: number } {
+  const api = errors.length > 0 ? apiErrorOf(errors[0]) : undefined;
+  return api ? { status: api.status } : {};
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { Config, Logger, Platform } from "@gw/platform";
-import { secretMatches } from "@gw/platform";
+import { secretMatches, statusOfErrors } from "@gw/platform";
 import { TRPCError } from "@trpc/server";
 import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
 import Fastify from "fastify";
@@ -29,6 +29,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     prefix: "/trpc",
     trpcOptions: {
       router: sessionRouter,
+      responseMeta: statusOfErrors,
       createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => {
         const presented = req.headers[INTERNAL_SECRET_HEADER];
         if (typeof presented !== "string" || !secretMatches(presented, config.INTERNAL_SECRET) || !manager) {

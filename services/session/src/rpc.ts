@@ -1,5 +1,5 @@
 import { passkeyAssertionInput } from "@gw/contracts";
-import { apiErrorOf, toTrpcError } from "@gw/platform";
+import { formatTrpcError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import type { SessionApi } from "./manager.ts";
@@ -9,18 +9,10 @@ import type { SessionApi } from "./manager.ts";
  * instances whose lease it holds. Errors keep the public error in `data.api`.
  */
 const t = initTRPC.context<{ api: SessionApi }>().create({
-  errorFormatter({ shape, error }) {
-    const api = apiErrorOf(error);
-    return { ...shape, data: { ...shape.data, stack: undefined, api: api ? api.toBody().error : undefined } };
-  },
+  errorFormatter: ({ shape, error }) => formatTrpcError(shape, error),
 });
 
-const procedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
-  if (result.ok) return result;
-  const api = apiErrorOf(result.error);
-  return api ? { ...result, error: toTrpcError(api) } : result;
-});
+const procedure = t.procedure;
 
 const byId = z.object({ instanceId: z.string() });
 

@@ -1,4 +1,4 @@
-import { type Platform, secretMatches } from "@gw/platform";
+import { type Platform, secretMatches, statusOfErrors } from "@gw/platform";
 import { TRPCError } from "@trpc/server";
 import {
   type CreateFastifyContextOptions,
@@ -27,6 +27,7 @@ export async function registerInternalTrpc(
     prefix: "/trpc",
     trpcOptions: {
       router: appRouter,
+      responseMeta: statusOfErrors,
       createContext: ({ req }: CreateFastifyContextOptions): Context => {
         const presented = req.headers[INTERNAL_SECRET_HEADER];
         if (typeof presented !== "string" || !secretMatches(presented, secret)) {

@@ -4,11 +4,17 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
 import type { SessionDirectory } from "../sessions.ts";
 import type { Caller, Context } from "../trpc/context.ts";
-import { createCallerFactory } from "../trpc/init.ts";
 import type { Meta } from "../trpc/meta.ts";
 
-type Invoke = (input: unknown) => Promise<unknown>;
-const createCaller = createCallerFactory(appRouter);
+/** A procedure called directly with its context: what tRPC's server-side caller does, minus its proxy. */
+type ProcedureFn = (opts: {
+  ctx: Context;
+  getRawInput: () => Promise<unknown>;
+  path: string;
+  type: "query" | "mutation";
+  signal: AbortSignal | undefined;
+  batchIndex: number;
+}) => Promise<unknown>;
 
 /** Path ids of the wrong shape cannot name any resource: 404 before anything else. */
 const PATH_ID_PATTERNS: Record<string, RegExp> = { instanceId: INSTANCE_ID_RE, accountId: ACCOUNT_ID_RE };
@@ -22,10 +28,13 @@ declare module "fastify" {
 /** Each procedure with OpenAPI meta, with its route path in Fastify's syntax. */
 export function restProcedures() {
   return Object.entries(appRouter._def.procedures).flatMap(([path, procedure]) => {
-    const meta = (procedure as unknown as { _def: { meta?: Meta } })._def.meta;
+    const def = (procedure as unknown as { _def: { meta?: Meta; type: "query" | "mutation" } })._def;
+    const meta = def.meta;
     if (!meta?.openapi) return [];
     const url = `/v1${meta.openapi.path.replace(/\{(\w+)\}/g, ":$1")}`;
-    return [{ path, meta, method: meta.openapi.method, url }];
+    return [
+      { path, meta, method: meta.openapi.method, url, type: def.type, call: procedure as unknown as ProcedureFn },
+    ];
   });
 }
 
@@ -77,7 +86,7 @@ export function registerRestRoutes(
   };
 
   app.decorateRequest("caller", null);
-  for (const { path, meta, method, url } of restProcedures()) {
+  for (const { path, meta, method, url, type, call } of restProcedures()) {
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
     app.route({
       method,
@@ -107,10 +116,14 @@ export function registerRestRoutes(
         }
         const caller = req.caller ?? { kind: "anonymous" };
         const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform, sessions };
-        const invoke = path
-          .split(".")
-          .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], createCaller(ctx)) as Invoke;
-        const output = await invoke(input);
+        const output = await call({
+          ctx,
+          getRawInput: async () => input,
+          path,
+          type,
+          signal: undefined,
+          batchIndex: 0,
+        });
         return reply.code(meta.successStatus ?? 200).send(output);
       },
     });

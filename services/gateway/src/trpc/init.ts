@@ -1,5 +1,5 @@
 import { ApiError, instanceIdSchema } from "@gw/contracts";
-import { apiErrorOf, toTrpcError, usabilityError } from "@gw/platform";
+import { formatTrpcError, usabilityError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
 import type { Context } from "./context.ts";
@@ -10,28 +10,15 @@ const t = initTRPC
   .meta<Meta>()
   .create({
     defaultMeta: { auth: "instance" },
-    // Internal callers get the public error code back, so they can re-raise it unchanged.
-    errorFormatter({ shape, error }) {
-      const api = apiErrorOf(error);
-      return { ...shape, data: { ...shape.data, stack: undefined, api: api ? api.toBody().error : undefined } };
-    },
+    // Internal callers get the public error back (data.api), so they can re-raise it unchanged.
+    errorFormatter: ({ shape, error }) => formatTrpcError(shape, error),
   });
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
 export const createCallerFactory = t.createCallerFactory;
 
-/**
- * Every procedure: whatever fails below (an ApiError, a failed input validation) leaves as a
- * tRPC error with the matching code and the ApiError as its cause, so both transports answer
- * the same public code and status.
- */
-export const publicProcedure = t.procedure.use(async ({ next }) => {
-  const result = await next();
-  if (result.ok) return result;
-  const api = apiErrorOf(result.error);
-  return api ? { ...result, error: toTrpcError(api) } : result;
-});
+export const publicProcedure = t.procedure;
 
 /** Operator routes: the admin token at the edge, or a trusted internal service. */
 export const adminProcedure = publicProcedure.use(({ ctx, next }) => {

@@ -1,0 +1,171 @@
+// pnpm bench gateway — authenticated `GET /v1/instances/{id}` on the real gateway process (real
+// Redis Stack: token check + rate limit in one Lua round trip per request) against a bare Fastify
+// hello-world in its own process, same machine, same autocannon settings.
+//
+// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_WARMUP
+// (s, default 3), BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1
+// (run the gateway as `node --cpu-prof --import tsx …`, write its V8 CPU profile to
+// .local/bench/profiles and print its hot spots; figures taken under the profiler are not
+// comparable to normal runs).
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  formatCores,
+  freePort,
+  intEnv,
+  log,
+  printMachineFacts,
+  RATE_LIMIT,
+  ROOT,
+  runCleanups,
+  spawnService,
+  spreadOverConnections,
+  stackRedisPid,
+  startGateway,
+  summaryTable,
+  waitForHttp,
+  warmAndMeasure,
+} from "./lib.mjs";
+import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
+
+export const description =
+  "authenticated GET /v1/instances/{id} vs a bare Fastify hello-world: req/s, p50/p99, ratio (target >= 0.30)";
+
+const TARGET_RATIO = 0.3;
+/** Instances are sized so that each sees at most this share of what its bucket can sustain. */
+const RATE_HEADROOM = 0.5;
+
+export default async function gatewayBench() {
+  const duration = intEnv("BENCH_DURATION", 10);
+  const connections = intEnv("BENCH_CONNECTIONS", 50);
+  const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
+  const profile = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
+  const settings = { connections, duration, pipelining: 1 };
+
+  console.log("bench gateway: authenticated GET /v1/instances/{id} vs bare Fastify hello-world");
+  printMachineFacts();
+  console.log(
+    `autocannon: ${connections} connections, pipelining 1, warm-up ${warmup}s then ${duration}s measured, per target`,
+  );
+  console.log("gateway: LOG_LEVEL=warn, NODE_ENV=production (request logging off, as at a production log level)");
+  if (profile) console.log("gateway: under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
+
+  let bare;
+  let gw;
+  let spread;
+  let profileDir;
+  try {
+    // 1. Bare Fastify, first: its req/s bounds what the gateway can reach, which sizes the instance pool.
+    // It gets the gateway's exact request shape (path + x-instance-token header), from a pool of
+    // made-up ids, so the load generator does the same work for both targets.
+    const barePort = await freePort();
+    const bareSvc = spawnService({
+      name: "bare-fastify",
+      command: process.execPath,
+      args: [join(ROOT, "bench", "support", "bare-fastify.mjs")],
+      env: { ...process.env, PORT: String(barePort), NODE_ENV: "production" },
+    });
+    const bareUrl = `http://127.0.0.1:${barePort}`;
+    await waitForHttp(`${bareUrl}/healthz`, { service: bareSvc });
+    const fakeTargets = Array.from({ length: Math.max(2_000, connections) }, (_, i) => ({
+      path: `/v1/instances/i${String(i).padStart(24, "0")}`,
+      headers: { "x-instance-token": `gwt_${"x".repeat(40)}${i}` },
+    }));
+    bare = await warmAndMeasure(
+      { title: "bare fastify", url: bareUrl, ...settings, ...spreadOverConnections(fakeTargets, connections) },
+      { warmup, cpu: { services: [bareSvc] } },
+    );
+    await bareSvc.stop();
+
+    // 2. The gateway, in its own process.
+    if (profile) {
+      profileDir = join(ROOT, ".local", "bench", "profiles", new Date().toISOString().replace(/[:.]/g, "-"));
+      mkdirSync(profileDir, { recursive: true });
+    }
+    log("starting the stack (if needed) and the gateway");
+    gw = await startGateway(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {});
+
+    // Round-robin over N instances gives each an even R/N req/s. A bucket that starts full
+    // (burst B) and refills at r/s admits any steady rate up to r + B/W over a window of W s
+    // (warm-up + measured run). R is bounded by the bare server's req/s; keep R/N at half that.
+    const windowS = warmup + duration;
+    const sustainable = RATE_LIMIT.perSecond + RATE_LIMIT.burst / windowS;
+    const computed = Math.ceil(bare.rps / (sustainable * RATE_HEADROOM));
+    const n = Math.max(connections, intEnv("BENCH_INSTANCES", Math.min(20_000, Math.max(100, computed))));
+    const t0 = Date.now();
+    log(`creating ${n} instances through POST /v1/admin/instances`);
+    const instances = await gw.createInstances(n);
+    log(`created ${n} instances in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
+    spread = { n, expectedMax: bare.rps / n, sustainable, windowS };
+
+    const targets = instances.map((i) => ({
+      path: `/v1/instances/${i.id}`,
+      headers: { "x-instance-token": i.token },
+    }));
+    gw.result = await warmAndMeasure(
+      { title: "gateway", url: gw.url, ...settings, ...spreadOverConnections(targets, connections) },
+      { warmup, cpu: { services: [gw.service], pids: { redis: stackRedisPid() } } },
+    );
+    const logged = gw.service.lines;
+    const exit = await gw.stop();
+    if (logged > 0) log(`gateway wrote ${logged} log line(s) at warn or above; last ones:\n${gw.service.tail()}`);
+    if (exit?.code !== 0) log(`gateway exited with code ${exit?.code} signal ${exit?.signal}`);
+  } finally {
+    await runCleanups(); // stops whatever still runs, deletes the bench's Redis keys
+  }
+
+  const result = gw.result;
+  const out = console.log;
+  out("");
+  out(
+    `load spread: ${spread.n} instances (x-instance-token), each connection cycling its own ` +
+      `${Math.floor(spread.n / connections)}; expected max ${spread.expectedMax.toFixed(1)} req/s per instance ` +
+      `(bare req/s / N), measured ${(result.rps / spread.n).toFixed(1)}`,
+  );
+  out(
+    `  rate limit ${RATE_LIMIT.perSecond}/s, burst ${RATE_LIMIT.burst} per instance: up to ` +
+      `${spread.sustainable.toFixed(1)} req/s per instance pass over the ${spread.windowS}s warm-up + run`,
+  );
+  for (const r of [result, bare]) {
+    if (!r.cores) continue;
+    out(`cpu cores used, ${r.title} run: ${formatCores(r.cores)}`);
+    if ((r.cores["everything else"] ?? 0) > 0.25) {
+      out(
+        `  WARNING: other work on this machine used ${r.cores["everything else"].toFixed(2)} cores: figures are skewed`,
+      );
+    }
+  }
+  out("latency: 2xx responses only, from each response's own timing");
+  out("");
+  out(summaryTable([result, bare]));
+  out("");
+
+  let code = 0;
+  for (const r of [result, bare]) {
+    if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+      const codes = Object.entries(r.statusCodeStats)
+        .map(([status, s]) => `${status}: ${s.count}`)
+        .join(", ");
+      const why = r.statusCodeStats["429"] ? "the rate limit interfered" : "errors interfered";
+      out(`INVALID ${r.title}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts (${codes}): ${why}`);
+      code = 1;
+    }
+  }
+  if (code === 0) out(`non2xx in the measured runs: 0 (gateway), 0 (bare): the rate limit never refused a request`);
+  const ratio = result.rps / bare.rps;
+  out(
+    `ratio gateway/bare: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})` +
+      (ratio >= TARGET_RATIO ? "" : "  BELOW TARGET"),
+  );
+
+  if (profileDir) {
+    const [file] = newestProfiles(profileDir);
+    if (file) {
+      console.log(`\ngateway CPU profile: ${file}`);
+      console.log(hotSpots(file, { top: 25, window: result.window }));
+    } else {
+      console.log(`\nno CPU profile was written to ${profileDir}`);
+    }
+  }
+  return code;
+}

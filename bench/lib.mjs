@@ -1,0 +1,541 @@
+// Shared helpers for the benches in bench/ (see scripts/bench.mjs for how they are run):
+// child processes that are always cleaned up, free ports, a gateway in its own process on the
+// local stack, instances through the admin API, autocannon runs and their summaries.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer } from "node:net";
+import os from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import autocannon from "autocannon";
+import { ROOT, up } from "../scripts/stack-lib.mjs";
+
+export { ROOT };
+
+/** `require` as seen from a workspace package, for its own dependencies (fastify, ioredis…). */
+export const requireFrom = (pkgDir) => createRequire(join(ROOT, pkgDir, "package.json"));
+
+export const TSX = join(ROOT, "node_modules", ".bin", "tsx");
+
+export const log = (msg) => process.stderr.write(`[bench] ${msg}\n`);
+
+export function intEnv(name, fallback, { min = 1 } = {}) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min} (got "${raw}")`);
+  return n;
+}
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: every child process and every piece of state a bench creates registers an undo here.
+// They run last-in first-out (stop the gateway, then delete its Redis keys) at the end of the
+// bench, on an error, and on Ctrl-C / SIGTERM.
+
+const cleanups = [];
+const children = new Set();
+
+export function onCleanup(fn) {
+  cleanups.push(fn);
+}
+
+export async function runCleanups() {
+  while (cleanups.length > 0) {
+    const fn = cleanups.pop();
+    try {
+      await fn();
+    } catch (err) {
+      log(`cleanup failed: ${err?.message ?? err}`);
+    }
+  }
+}
+
+let signalled = false;
+for (const sig of ["SIGINT", "SIGTERM"]) {
+  process.on(sig, () => {
+    if (signalled) process.exit(130); // a second Ctrl-C: give up on a graceful cleanup
+    signalled = true;
+    log(`${sig}: stopping child processes and cleaning up`);
+    void runCleanups().finally(() => process.exit(130));
+  });
+}
+// Last resort (an uncaught error, process.exit before cleanup): no child outlives the bench.
+process.on("exit", () => {
+  for (const child of children) killGroup(child.pid, "SIGKILL");
+});
+
+function killGroup(pid, signal) {
+  try {
+    process.kill(-pid, signal); // children run detached: their pid is their process group
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes and ports
+
+/** A port that was free a moment ago on 127.0.0.1 (`count` distinct ones). */
+export async function freePorts(count = 1) {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((res, rej) => {
+          const s = createServer();
+          s.once("error", rej);
+          s.listen(0, "127.0.0.1", () => res(s));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => s.address().port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+export const freePort = async () => (await freePorts(1))[0];
+
+/**
+ * Starts a command in its own process group (so that a whole tree — e.g. tsx and the node it
+ * starts — is stopped together), keeps the last lines of its output, and registers its stop.
+ */
+export function spawnService({ name, command, args = [], env = process.env }) {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  const tail = [];
+  let lines = 0;
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      lines++;
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+    });
+  }
+  let exit;
+  const exited = new Promise((res) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      children.delete(child);
+      res(exit);
+    });
+    child.once("error", (err) => {
+      exit = { code: null, signal: null, error: err };
+      children.delete(child);
+      res(exit);
+    });
+  });
+
+  const service = {
+    name,
+    pid: child.pid,
+    child,
+    exited,
+    get exit() {
+      return exit;
+    },
+    /** Lines the process has written so far (stdout + stderr). */
+    get lines() {
+      return lines;
+    },
+    tail: () => tail.join("\n"),
+    /** SIGTERM to the group, then SIGKILL if it has not exited after `timeoutMs`. */
+    async stop({ timeoutMs = 15_000 } = {}) {
+      if (!exit) {
+        killGroup(child.pid, "SIGTERM");
+        const timer = sleep(timeoutMs).then(() => "timeout");
+        if ((await Promise.race([exited, timer])) === "timeout") {
+          log(`${name} did not stop within ${timeoutMs / 1000}s: SIGKILL`);
+          killGroup(child.pid, "SIGKILL");
+          await exited;
+        }
+      }
+      killGroup(child.pid, "SIGKILL"); // anything of the group still around (normally nothing)
+      return exit;
+    },
+  };
+  onCleanup(() => service.stop());
+  return service;
+}
+
+/** Polls `url` until it answers 2xx; fails early, with the process's output, if `service` exits. */
+export async function waitForHttp(url, { service, timeoutMs = 60_000 } = {}) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (service?.exit) {
+      throw new Error(
+        `${service.name} exited (code ${service.exit.code}, signal ${service.exit.signal}) before ${url} answered:\n${service.tail()}`,
+      );
+    }
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(1_000) });
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000}s${service ? `:\n${service.tail()}` : ""}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine facts
+
+export function machineFacts() {
+  const cpus = os.cpus();
+  return {
+    nproc: os.availableParallelism(),
+    cpu: cpus[0]?.model?.trim() ?? "unknown",
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    memGiB: (os.totalmem() / 2 ** 30).toFixed(1),
+    loadavg: os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(" "),
+  };
+}
+
+export function printMachineFacts(out = console.log) {
+  const m = machineFacts();
+  out(`machine: nproc ${m.nproc}, ${m.cpu}, ${m.memGiB} GiB, ${m.os}`);
+  out(`node ${m.node}; load average before the run: ${m.loadavg}`);
+  out(`load generator: autocannon in the bench process, on the same machine as the servers under test`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// CPU use per process during a run (Linux /proc), to see who had the cores: on a 2-core machine
+// the server, Redis and the load generator share them.
+
+const CLK_TCK = (() => {
+  const r = spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" });
+  return Number(r.stdout?.trim()) || 100;
+})();
+
+function procStat(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = text.slice(text.lastIndexOf(")") + 2).split(" "); // f[0] is field 3 (state)
+    return { pgrp: Number(f[2]), cpuS: (Number(f[11]) + Number(f[12])) / CLK_TCK };
+  } catch {
+    return undefined; // gone, or not Linux
+  }
+}
+
+function groupCpuS(pgid) {
+  let total = 0;
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    const st = procStat(name);
+    if (st?.pgrp === pgid) total += st.cpuS;
+  }
+  return total;
+}
+
+/** Busy CPU seconds of the whole machine (all cores), from /proc/stat. */
+function machineBusyS() {
+  try {
+    const f = readFileSync("/proc/stat", "utf8").split("\n", 1)[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = f;
+    return (user + nice + system + irq + softirq + steal) / CLK_TCK;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The local stack's Redis server, from the pid file `pnpm stack up` writes. */
+export function stackRedisPid() {
+  const file = join(process.env.STACK_DIR ?? join(ROOT, ".local"), "run", "redis.pid");
+  return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
+}
+
+/**
+ * Starts measuring CPU seconds of: this process (the load generator), the process group of each
+ * service, and single pids. `stop()` gives cores used on average ({name: cores}), and under
+ * "everything else" what the rest of the machine used meanwhile (other work skews a run).
+ */
+export function cpuMeter({ services = [], pids = {} } = {}) {
+  if (!existsSync("/proc/self/stat")) return { stop: () => ({}) };
+  const read = () => {
+    const out = { "load generator": process.cpuUsage() };
+    for (const s of services) out[s.name] = groupCpuS(s.pid);
+    for (const [name, pid] of Object.entries(pids)) if (pid) out[name] = procStat(pid)?.cpuS;
+    out.machine = machineBusyS();
+    return out;
+  };
+  const t0 = process.hrtime.bigint();
+  const before = read();
+  return {
+    stop() {
+      const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+      const after = read();
+      const cores = {};
+      for (const [name, a] of Object.entries(after)) {
+        const b = before[name];
+        if (a === undefined || b === undefined) continue;
+        const used = name === "load generator" ? (a.user + a.system - b.user - b.system) / 1e6 : a - b;
+        cores[name] = used / wallS;
+      }
+      if (cores.machine !== undefined) {
+        const { machine, ...named } = cores;
+        const ours = Object.values(named).reduce((a, b) => a + b, 0);
+        delete cores.machine;
+        cores["everything else"] = Math.max(0, machine - ours);
+      }
+      return cores;
+    },
+  };
+}
+
+export const formatCores = (cores) =>
+  Object.entries(cores)
+    .map(([name, c]) => `${name} ${c.toFixed(2)}`)
+    .join(", ");
+
+// ---------------------------------------------------------------------------------------------
+// The gateway in its own process, on the local stack
+
+/** Rate limit the gateway is started with (platform defaults unless the environment says otherwise). */
+export const RATE_LIMIT = {
+  perSecond: Number(process.env.RATE_LIMIT_PER_SECOND ?? 20),
+  burst: Number(process.env.RATE_LIMIT_BURST ?? 40),
+};
+
+/**
+ * Ensures the stack, then starts `services/main/src/main.ts` through tsx with a fresh key prefix,
+ * free ports and LOG_LEVEL=warn (no request logs). Its Redis keys are deleted at cleanup.
+ * With `nodeArgs` (e.g. ["--cpu-prof", …], which Node refuses in NODE_OPTIONS) it runs
+ * `node <nodeArgs> --import tsx services/main/src/main.ts` instead: the same loader, no wrapper.
+ */
+export async function startGateway({ env = {}, nodeArgs } = {}) {
+  const stack = await up();
+  const [port, internalPort] = await freePorts(2);
+  const prefix = `bench${randomBytes(4).toString("hex")}:`;
+  const adminToken = `bench-admin-${randomBytes(12).toString("hex")}`;
+  const url = `http://127.0.0.1:${port}`;
+  const internalUrl = `http://127.0.0.1:${internalPort}`;
+  const gwEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    ROLES: "gateway",
+    HOST: "127.0.0.1",
+    PORT: String(port),
+    INTERNAL_HOST: "127.0.0.1",
+    INTERNAL_PORT: String(internalPort),
+    PUBLIC_BASE_URL: url,
+    ADMIN_TOKEN: adminToken,
+    INTERNAL_SECRET: `bench-internal-${randomBytes(16).toString("hex")}`,
+    KEY_PREFIX: prefix,
+    REDIS_URL: stack.redisUrl,
+    TEMPORAL_ADDRESS: stack.temporalAddress,
+    LOG_LEVEL: "warn",
+    RATE_LIMIT_PER_SECOND: String(RATE_LIMIT.perSecond),
+    RATE_LIMIT_BURST: String(RATE_LIMIT.burst),
+    ...env,
+  };
+
+  // Registered before the process, so that it runs after the process has stopped (LIFO).
+  onCleanup(async () => {
+    const r = await deleteRedisPrefix(stack.redisUrl, prefix);
+    log(`redis: deleted ${r.keys} keys and ${r.indexes} search indexes under "${prefix}"`);
+  });
+  const entry = "services/main/src/main.ts";
+  const service = nodeArgs
+    ? spawnService({
+        name: "gateway",
+        command: process.execPath,
+        args: [...nodeArgs, "--import", "tsx", entry],
+        env: gwEnv,
+      })
+    : spawnService({ name: "gateway", command: TSX, args: [entry], env: gwEnv });
+  await waitForHttp(`${url}/healthz`, { service });
+
+  const admin = async (method, path, json) => {
+    const res = await fetch(url + path, {
+      method,
+      headers: { authorization: `Bearer ${adminToken}`, ...(json ? { "content-type": "application/json" } : {}) },
+      body: json ? JSON.stringify(json) : undefined,
+    });
+    return res;
+  };
+
+  return {
+    url,
+    internalUrl,
+    prefix,
+    adminToken,
+    redisUrl: stack.redisUrl,
+    env: gwEnv,
+    service,
+    admin,
+    /** `n` instances through `POST /v1/admin/instances`, `concurrency` requests at a time. */
+    async createInstances(n, { concurrency = 16, kind = "standard", name = "bench" } = {}) {
+      const out = new Array(n);
+      let next = 0;
+      const worker = async () => {
+        while (next < n) {
+          const i = next++;
+          const res = await admin("POST", "/v1/admin/instances", { name: `${name}-${i}`, kind });
+          if (res.status !== 201) throw new Error(`POST /v1/admin/instances: ${res.status} ${await res.text()}`);
+          const body = await res.json();
+          out[i] = { id: body.instance.id, token: body.token };
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+      return out;
+    },
+    stop: (opts) => service.stop(opts),
+  };
+}
+
+/** Deletes every key under `prefix` (SCAN + UNLINK) and the RediSearch indexes named under it. */
+export async function deleteRedisPrefix(redisUrl, prefix) {
+  if (!/^[a-z0-9_:-]+$/i.test(prefix)) throw new Error(`refusing to delete under prefix "${prefix}"`);
+  const { Redis } = requireFrom("services/platform")("ioredis");
+  const redis = new Redis(redisUrl, { maxRetriesPerRequest: 2, connectionName: "bench-cleanup" });
+  try {
+    let indexes = 0;
+    // redis-om names its indexes `<prefix><schema>:index`; drop them first so that deleting the
+    // documents does not make RediSearch reindex anything.
+    for (const name of await redis.call("FT._LIST")) {
+      if (String(name).startsWith(prefix)) {
+        await redis.call("FT.DROPINDEX", name);
+        indexes++;
+      }
+    }
+    let keys = 0;
+    let cursor = "0";
+    do {
+      const [nextCursor, batch] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 1000);
+      cursor = nextCursor;
+      if (batch.length > 0) keys += await redis.unlink(...batch);
+    } while (cursor !== "0");
+    return { keys, indexes };
+  } finally {
+    redis.disconnect();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load
+
+/**
+ * Spreads the load evenly over `targets` ([{path, headers}]) without per-request work in the
+ * load generator: connection j cycles through its own interleaved slice (targets j, j+c, j+2c…),
+ * whose requests autocannon builds once. Every target then gets total req/s ÷ targets.length,
+ * evenly spaced in time. (autocannon's `setupRequest` would rotate globally, but it rebuilds
+ * every request — with this 2-core machine it capped the load generator near 7k req/s.)
+ * Returns autocannon options: `requests` and `setupClient`. Needs targets.length >= connections.
+ */
+export function spreadOverConnections(targets, connections, { method = "GET" } = {}) {
+  if (targets.length < connections) {
+    throw new Error(`${targets.length} targets for ${connections} connections: need at least one per connection`);
+  }
+  const slices = Array.from({ length: connections }, (_, j) =>
+    targets.filter((_, i) => i % connections === j).map((t) => ({ method, path: t.path, headers: t.headers })),
+  );
+  let next = 0;
+  return {
+    requests: [slices[0][0]],
+    setupClient(client) {
+      client.setRequests(slices[next]);
+      next = (next + 1) % slices.length;
+    },
+  };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+
+/**
+ * One autocannon run. Latency percentiles are computed here from every 2xx response's own timing
+ * (sub-millisecond; autocannon's histogram has 1 ms resolution).
+ */
+export function loadTest({ title, url, connections, duration, pipelining = 1, requests, setupClient, timeout = 10 }) {
+  return new Promise((resolve, reject) => {
+    let samples = new Float64Array(1 << 16);
+    let n = 0;
+    const startUs = Number(process.hrtime.bigint() / 1000n);
+    const instance = autocannon(
+      { title, url, connections, duration, pipelining, requests, setupClient, timeout },
+      (err, result) => {
+        if (err) return reject(err);
+        const endUs = Number(process.hrtime.bigint() / 1000n);
+        const sorted = samples.subarray(0, n).sort();
+        resolve({
+          title,
+          connections,
+          duration,
+          pipelining,
+          rps: result.requests.average,
+          total: result.requests.total,
+          ok: result["2xx"],
+          non2xx: result.non2xx,
+          errors: result.errors,
+          timeouts: result.timeouts,
+          statusCodeStats: result.statusCodeStats,
+          p50: percentile(sorted, 50),
+          p99: percentile(sorted, 99),
+          mean: n ? sorted.reduce((a, b) => a + b, 0) / n : Number.NaN,
+          autocannonLatency: { p50: result.latency.p50, p99: result.latency.p99 },
+          /** CLOCK_MONOTONIC µs, e.g. to cut a --cpu-prof profile to this run. */
+          window: { startUs, endUs },
+          raw: result,
+        });
+      },
+    );
+    instance.on("response", (_client, statusCode, _bytes, responseTime) => {
+      if (statusCode < 200 || statusCode > 299) return;
+      if (n === samples.length) {
+        const bigger = new Float64Array(samples.length * 2);
+        bigger.set(samples);
+        samples = bigger;
+      }
+      samples[n++] = responseTime;
+    });
+  });
+}
+
+/**
+ * A warm-up run (discarded) followed by the measured run, with the same settings. `cpu` (the
+ * arguments of {@link cpuMeter}) adds `cores`: CPU use per process during the measured run.
+ */
+export async function warmAndMeasure(opts, { warmup = 3, cpu } = {}) {
+  if (warmup > 0) {
+    log(`${opts.title}: warm-up ${warmup}s`);
+    await loadTest({ ...opts, title: `${opts.title} (warm-up)`, duration: warmup });
+  }
+  log(
+    `${opts.title}: measuring ${opts.duration}s, ${opts.connections} connections, pipelining ${opts.pipelining ?? 1}`,
+  );
+  const meter = cpu ? cpuMeter(cpu) : undefined;
+  const result = await loadTest(opts);
+  if (meter) result.cores = meter.stop();
+  return result;
+}
+
+const fmt = (v, digits) => (Number.isFinite(v) ? v.toFixed(digits) : "n/a");
+
+/** A compact table: target, req/s, p50 ms, p99 ms, non2xx (errors and timeouts when any). */
+export function summaryTable(results) {
+  const withErrors = results.some((r) => r.errors > 0 || r.timeouts > 0);
+  const head = ["target", "req/s", "p50 ms", "p99 ms", "non2xx", ...(withErrors ? ["errors", "timeouts"] : [])];
+  const rows = results.map((r) => [
+    r.title,
+    fmt(r.rps, 0),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    String(r.non2xx),
+    ...(withErrors ? [String(r.errors), String(r.timeouts)] : []),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
+  return [line(head), ...rows.map(line)].join("\n");
+}
