@@ -2,7 +2,8 @@
 // `make dev`: the local stack, every role in one process on its embedded defaults, and a demo
 // instance (created once, then reused) whose id, token and the docs URL are printed.
 import { spawn } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ROOT, up } from "./stack-lib.mjs";
 
@@ -10,10 +11,21 @@ const log = (msg) => console.log(`[dev] ${msg}`);
 const stack = await up();
 
 const port = process.env.PORT ?? "8080";
+// Development secrets made once and kept in the ignored .local/ (never used in production).
+const secretsFile = join(ROOT, ".local", "dev-secrets.json");
+mkdirSync(join(ROOT, ".local"), { recursive: true });
+if (!existsSync(secretsFile)) {
+  writeFileSync(secretsFile, JSON.stringify({ AUTH_STATE_KEY: randomBytes(32).toString("base64") }, null, 2));
+}
+const devSecrets = JSON.parse(readFileSync(secretsFile, "utf8"));
+const simnetPort = process.env.SIMNET_PORT ?? "8090";
 const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? "development",
-  ROLES: process.env.ROLES ?? "gateway",
+  ROLES: process.env.ROLES ?? "gateway,session,simnet",
+  AUTH_STATE_KEY: process.env.AUTH_STATE_KEY ?? devSecrets.AUTH_STATE_KEY,
+  SIMNET_PORT: simnetPort,
+  SIMNET_URL: process.env.SIMNET_URL ?? `ws://127.0.0.1:${simnetPort}`,
   PORT: port,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
   REDIS_URL: process.env.REDIS_URL ?? stack.redisUrl,
@@ -65,9 +77,30 @@ async function demoInstance() {
   return { ...saved, reused: false };
 }
 
+/**
+ * Starts the demo instance: it reconnects (paired before) or shows a QR on simnet. simnet keeps
+ * its accounts in memory, so after a restart it no longer knows the old device: the instance
+ * is logged out (FAILED) and one more start shows a new QR.
+ */
+async function startDemo(demo) {
+  const headers = { "x-instance-token": demo.token };
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const res = await fetch(`${base}/v1/instances/${demo.id}/start`, { method: "POST", headers });
+    if (!res.ok) throw new Error(`starting the demo instance failed: ${res.status} ${await res.text()}`);
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      const { instance } = await (await fetch(`${base}/v1/instances/${demo.id}`, { headers })).json();
+      if (instance.connectionStatus === "WORKING" || instance.connectionStatus === "SCAN_QR_CODE") return;
+      if (instance.connectionStatus === "FAILED") break;
+    }
+  }
+}
+
 try {
   await waitHealthy();
   const demo = await demoInstance();
+  await startDemo(demo);
+  const simnetUrl = `http://127.0.0.1:${simnetPort}`;
   console.log(`
   Messaging gateway running on ${base}
     API reference     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)
@@ -76,7 +109,11 @@ try {
     Instance token    ${demo.token}
     Admin token       ${env.ADMIN_TOKEN}
 
+    Simulated network  ${simnetUrl}  (control API: docs/simnet.md)
+
   Try: curl -s ${base}/v1/instances/${demo.id} -H 'X-Instance-Token: ${demo.token}'
+  Pair the demo instance (once) with a virtual phone on the simulated network:
+    SIMNET_URL=${simnetUrl} pnpm sim:pair ${demo.id} 5511999990000
 `);
 } catch (err) {
   console.error(`[dev] ${err.message}`);

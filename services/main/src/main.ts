@@ -2,6 +2,7 @@
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
 import { startSessionRole } from "@gw/session";
+import { createSimnet, loadSimnetConfig, simnetOptionsFromConfig } from "@gw/simnet";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -13,6 +14,13 @@ try {
 const log = createLogger(config.LOG_LEVEL, { role: config.ROLES.join(",") });
 const platform = await createPlatform(config);
 const stops: (() => Promise<void>)[] = [];
+const lastStops: (() => Promise<void>)[] = [];
+
+if (config.ROLES.includes("simnet")) {
+  const simnet = createSimnet(simnetOptionsFromConfig(loadSimnetConfig(), config.ADMIN_TOKEN, config.LOG_LEVEL));
+  log.info({ url: await simnet.listen() }, "simnet listening");
+  lastStops.push(() => simnet.close()); // the network goes last: sessions close cleanly first
+}
 
 const session = config.ROLES.includes("session") ? await startSessionRole(config, platform, log) : undefined;
 if (session) stops.push(() => session.close());
@@ -34,7 +42,7 @@ async function shutdown(signal: string) {
     process.exit(1);
   }, config.SHUTDOWN_TIMEOUT_MS);
   timer.unref();
-  for (const stop of stops) await stop();
+  for (const stop of [...stops, ...lastStops]) await stop();
   await platform.close();
   log.info("stopped");
   process.exit(0);

@@ -7,6 +7,7 @@ import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
 import Fastify from "fastify";
 import { INTERNAL_SECRET_HEADER } from "./client.ts";
 import { SessionManager } from "./manager.ts";
+import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
 import type { ProviderFactory } from "./providers/contract.ts";
 import { createSimProvider } from "./providers/sim.ts";
 import { sessionRouter } from "./rpc.ts";
@@ -20,6 +21,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   const podId = config.POD_ID ?? `${hostname()}-${randomBytes(3).toString("hex")}`;
   const providers: Record<string, ProviderFactory> = {
     sim: createSimProvider(config.SIMNET_URL),
+    baileys: createBaileysProvider({ version: parseBaileysVersion(config.BAILEYS_VERSION) }),
   };
 
   const app = Fastify({ logger: false, routerOptions: { maxParamLength: 500 } });

@@ -63,9 +63,13 @@ export function startPairing(state: SimnetState, conn: Connection): void {
 export function openDevice(state: SimnetState, conn: Connection, device: Device, acc: Account): void {
   const older = device.connectionId ? state.connections.get(device.connectionId) : undefined;
   if (older && older !== conn && older.state !== "closed") {
-    state.stats.conflicts++;
-    state.stats.conflictLog.push({ deviceId: device.deviceId, instanceId: conn.instanceId, at: Date.now() });
-    closeConnection(state, older, "replaced", "this device connected on another socket");
+    if (older.ws.readyState === older.ws.OPEN) {
+      state.stats.conflicts++;
+      state.stats.conflictLog.push({ deviceId: device.deviceId, instanceId: conn.instanceId, at: Date.now() });
+      closeConnection(state, older, "replaced", "this device connected on another socket");
+    } else {
+      cleanupConnection(state, older); // already closing: not a second live socket
+    }
   }
   state.cancel(conn.qrTimer);
   conn.qrTimer = null;

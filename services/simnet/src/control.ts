@@ -350,7 +350,7 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
   });
 }
 
-/** Used by reset and shutdown: every connection gets `close` with this reason. */
-export function closeAll(state: SimnetState, reason: "outage" | "shutdown", message: string): void {
+/** Every connection gets `close` with this reason. */
+export function closeAll(state: SimnetState, reason: "outage", message: string): void {
   for (const conn of [...state.connections.values()]) closeConnection(state, conn, reason, message);
 }

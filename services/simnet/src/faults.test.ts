@@ -25,7 +25,9 @@ beforeAll(async () => {
   control = controlClient(url, TOKEN);
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  const done = clients.splice(0);
+  await Promise.all(done.map((c) => c.close()));
+  expect(done.flatMap((c) => c.violations)).toEqual([]);
   await control.post("/simnet/reset");
 });
 afterAll(() => sim.close());
@@ -57,7 +59,7 @@ describe("drop", () => {
 describe("outage", () => {
   it("closes everything with outage, refuses upgrades with 503, then ends", async () => {
     const a = await pair("5511988880005", "ia");
-    const res = await control.post("/simnet/faults/outage", { seconds: 0.4 });
+    const res = await control.post("/simnet/faults/outage", { seconds: 1 });
     expect(res.status).toBe(200);
     expect(res.body.outageUntil).toEqual(expect.any(String));
     expect((await a.client.next("close")).reason).toBe("outage");
@@ -66,7 +68,7 @@ describe("outage", () => {
     const stats = await control.get("/simnet/stats");
     expect(stats.body).toMatchObject({ refusedUpgrades: 1 });
     expect(stats.body.outageUntil).toEqual(expect.any(String));
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 1_100));
     const again = await connect({ instanceId: "ia", creds: a.creds });
     await again.next("open");
     expect((await control.get("/simnet/stats")).body.outageUntil).toBeNull();

@@ -41,7 +41,9 @@ beforeAll(async () => {
   control = controlClient(url, TOKEN);
 });
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
+  const done = clients.splice(0);
+  await Promise.all(done.map((c) => c.close()));
+  expect(done.flatMap((c) => c.violations)).toEqual([]);
   await control.post("/simnet/reset");
 });
 afterAll(() => sim.close());
@@ -132,6 +134,21 @@ describe("routing between instances", () => {
     await back.next("open");
     expect((await back.next("message")).id).toBe(sent.id);
     expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
+  });
+
+  it("queues acks for the sender's offline device and sends them after open", async () => {
+    const a = await pair(A, "ia");
+    await control.post("/simnet/phones", { phone: B, autoRead: 1 });
+    const sent = await a.client.request<SendResult>("send", { to: B, message: text("e some") });
+    await a.client.close();
+    await sleep(STEP * 6);
+    // Whatever the first socket did not get (it may have seen `sent` before closing) comes now.
+    const seen = a.client.received.flatMap((f) => (f.type === "ack" ? [f.status] : []));
+    const back = await connect({ instanceId: "ia", creds: a.creds });
+    await back.next("open");
+    const rest = await acks(back, sent.id, 3 - seen.length);
+    expect([...seen, ...rest]).toEqual(["sent", "delivered", "read"]);
+    expect(back.received.map((f) => f.type)).toEqual(["open", ...rest.map(() => "ack")]);
   });
 
   it("is idempotent for a repeated id", async () => {
@@ -261,7 +278,13 @@ describe("contacts writing to an instance", () => {
     await control.post("/simnet/phones", { phone: C, pushName: "Carla" });
     const res = await control.post<SendResult>(`/simnet/phones/${A}/send`, { to: C, message: text("do celular") });
     const copy = await a.client.next("message");
-    expect(copy).toMatchObject({ id: res.body.id, fromMe: true, origin: "phone", chatId: `${C}@c.us`, chatName: "Carla" });
+    expect(copy).toMatchObject({
+      id: res.body.id,
+      fromMe: true,
+      origin: "phone",
+      chatId: `${C}@c.us`,
+      chatName: "Carla",
+    });
   });
 });
 
@@ -342,13 +365,23 @@ describe("groups", () => {
     expect(bad.body).toMatchObject({ error: { code: "not_on_network", details: { missing: ["5511900000009"] } } });
     const read = await control.get(`/simnet/groups/${body.id}`);
     expect(read.body).toMatchObject({ subject: "Família", participants: [A, B], admins: [B] });
+    const all = await control.get<{ groups: { id: string }[] }>("/simnet/groups");
+    expect(all.body.groups.map((g) => g.id)).toEqual([body.id]);
+    const renamed = await control.patch(`/simnet/groups/${body.id}`, { subject: "Família 2", participants: [A, B, D] });
+    expect(renamed.body).toMatchObject({ subject: "Família 2", participants: [A, B, D], admins: [B] });
+    expect(await d.client.request("group-metadata", { groupId: body.id })).toMatchObject({ subject: "Família 2" });
+    expect((await control.get("/simnet/groups/1@g.us")).status).toBe(404);
   });
 });
 
 describe("privacy ids", () => {
   it("hides a number behind its lid until the phone reveals it", async () => {
     const a = await pair(A, "ia");
-    const hidden = await control.post<{ lid: string }>("/simnet/phones", { phone: C, pushName: "Oculto", hidePhone: true });
+    const hidden = await control.post<{ lid: string }>("/simnet/phones", {
+      phone: C,
+      pushName: "Oculto",
+      hidePhone: true,
+    });
     const lid = hidden.body.lid;
     await control.post(`/simnet/phones/${C}/send`, { to: A, message: text("sem número") });
     const got = await a.client.next("message");
@@ -368,7 +401,10 @@ describe("privacy ids", () => {
     const inbox = await control.get<{ messages: { id: string }[] }>(`/simnet/phones/${C}/inbox`);
     expect(inbox.body.messages.map((m) => m.id)).toEqual([reply.id]);
 
-    const { body: group } = await control.post<{ id: string }>("/simnet/groups", { subject: "g", participants: [A, C] });
+    const { body: group } = await control.post<{ id: string }>("/simnet/groups", {
+      subject: "g",
+      participants: [A, C],
+    });
     const meta = await a.client.request<{ participants: { id: string; phone: string | null }[] }>("group-metadata", {
       groupId: group.id,
     });
@@ -423,9 +459,9 @@ describe("presence", () => {
     await a.client.request("send", { to: B, message: text("digitei") });
     await a.client.request("presence", { to: B, state: "paused" });
     await a.client.request("presence", { state: "available" });
-    const log = await control.get<{ presences: { seq: number; state: string; to: string | null; instanceId: string }[] }>(
-      `/simnet/phones/${A}/presence-log`,
-    );
+    const log = await control.get<{
+      presences: { seq: number; state: string; to: string | null; instanceId: string }[];
+    }>(`/simnet/phones/${A}/presence-log`);
     expect(log.body.presences.map((p) => [p.state, p.to])).toEqual([
       ["composing", `${B}@c.us`],
       ["paused", `${B}@c.us`],

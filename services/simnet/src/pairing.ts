@@ -53,6 +53,10 @@ export function scanQr(state: SimnetState, phone: string, qr: string, pushName?:
 /** `pairing-code` op: a code to type on the phone, bound to the number asked for. */
 export function requestPairingCode(state: SimnetState, conn: Connection, phone: string): { code: string } {
   const now = Date.now();
+  if (state.pairingAttempts.size > 10_000) {
+    for (const [number, times] of state.pairingAttempts)
+      if (times.every((t) => now - t >= PAIRING_WINDOW_MS)) state.pairingAttempts.delete(number);
+  }
   const attempts = (state.pairingAttempts.get(phone) ?? []).filter((t) => now - t < PAIRING_WINDOW_MS);
   if (attempts.length >= state.opts.pairingCodeLimit) {
     state.pairingAttempts.set(phone, attempts);

@@ -40,7 +40,6 @@ export const CLOSE_REASONS = [
   "outage",
   "qr_timeout",
   "protocol_error",
-  "shutdown",
 ] as const;
 export type CloseReason = (typeof CLOSE_REASONS)[number];
 

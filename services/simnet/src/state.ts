@@ -288,7 +288,8 @@ export class SimnetState {
   openConnectionOf(device: Device): Connection | undefined {
     if (!device.connectionId) return undefined;
     const conn = this.connections.get(device.connectionId);
-    return conn && conn.state === "open" ? conn : undefined;
+    // A socket already closing counts as offline: what is meant for it waits for the next one.
+    return conn && conn.state === "open" && conn.ws.readyState === conn.ws.OPEN ? conn : undefined;
   }
 
   sendFrame(conn: Connection, frame: ServerFrame): void {

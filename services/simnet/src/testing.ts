@@ -1,6 +1,6 @@
 // Helpers for tests that talk to simnet: a protocol client (a stand-in pod) and a control API client.
 import WebSocket from "ws";
-import type { HelloFrame, ServerFrame } from "./protocol.ts";
+import { type HelloFrame, type ServerFrame, serverFrameSchema } from "./protocol.ts";
 
 type FrameOf<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
 type ResponseFrame = FrameOf<"response">;
@@ -23,6 +23,8 @@ interface Waiter {
 export class SimClient {
   /** Every frame received, in order (responses included). */
   readonly received: ServerFrame[] = [];
+  /** Frames that did not match `serverFrameSchema` (the contract): tests expect none. */
+  readonly violations: string[] = [];
   private readonly buffer: ServerFrame[] = [];
   private readonly waiters: Waiter[] = [];
   private readonly pending = new Map<string, (f: ResponseFrame) => void>();
@@ -50,6 +52,8 @@ export class SimClient {
   }
 
   private onFrame(frame: ServerFrame): void {
+    const checked = serverFrameSchema.safeParse(frame);
+    if (!checked.success) this.violations.push(`${JSON.stringify(frame).slice(0, 300)}: ${checked.error.message}`);
     this.received.push(frame);
     if (frame.type === "response") {
       const done = this.pending.get(String(frame.id));

@@ -95,6 +95,20 @@ export const serialize = (value: unknown): string => JSON.stringify(value, Buffe
 export const deserialize = <T>(text: string): T => JSON.parse(text, BufferJSON.reviver) as T;
 
 /**
+ * Creds as stored by {@link serialize}. `creds.account` is a protobufjs message (pair-success
+ * decodes it), and protobufjs' `toJSON` turns its bytes into base64 strings before the
+ * BufferJSON replacer sees them; `fromObject` turns them back into bytes, so the account comes
+ * back as the proto instance it was (Baileys' own file store leaves the strings).
+ */
+export function deserializeCreds(text: string): AuthenticationCreds {
+  const creds = deserialize<AuthenticationCreds>(text);
+  if (creds.account) {
+    creds.account = proto.ADVSignedDeviceIdentity.fromObject(creds.account as Record<string, unknown>);
+  }
+  return creds;
+}
+
+/**
  * The raw (uncached) signal key store on the fenced Redis store: values are BufferJSON text,
  * `app-state-sync-key` comes back as a proto instance, and a `set` — whatever types it spans —
  * is one atomic fenced commit (`AuthStateStore.setKeys`), which is what Baileys'
@@ -150,7 +164,7 @@ export async function useRedisAuthState(
   opts: RedisAuthStateOptions = {},
 ): Promise<RedisAuthState> {
   const raw = await store.readCreds();
-  const creds: AuthenticationCreds = raw === null ? initAuthCreds() : deserialize<AuthenticationCreds>(raw);
+  const creds: AuthenticationCreds = raw === null ? initAuthCreds() : deserializeCreds(raw);
 
   let staleReported = false;
   const onStale = (err: StaleLeaseError) => {

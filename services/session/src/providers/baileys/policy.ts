@@ -7,14 +7,14 @@ import { DisconnectReason } from "@whiskeysockets/baileys";
  * | code                          | action                                                          |
  * |-------------------------------|-----------------------------------------------------------------|
  * | 515 restartRequired           | reconnect-now (flush creds first); > 3 in 1 min → backoff        |
- * | 401 loggedOut                 | logged-out "logged_out": wipe auth state, stop                  |
+ * | 401 loggedOut                 | logged-out "device_removed" (conflict) / "unauthorized": wipe, stop |
  * | 411 multideviceMismatch       | logged-out "multidevice_mismatch": wipe, stop                   |
  * | 403 forbidden                 | failed "forbidden": keep creds, no reconnect                    |
- * | 408 "QR refs attempts ended"  | qr-expired: stop, STOPPED "qr_expired" (a new start = new QR)   |
+ * | 408 "QR refs attempts ended", unpaired | qr-expired: stop, STOPPED "qr_expired" (a new start = new QR) |
  * | 408 / 428 / 503 / other / none| backoff: exponential (1 s · 2^n, ≤ 60 s) with jitter           |
  * | 500 badSession                | backoff; the 5th 500 in a row within 10 min → failed "bad_session" |
  * | 405 (outdated client version) | backoff + refresh the version; 5th in a row → failed "version_rejected" |
- * | 440 conflict device_removed   | logged-out "logged_out" (unlinked from the phone)               |
+ * | 440 conflict device_removed   | logged-out "device_removed" (unlinked from the phone)           |
  * | 440 connectionReplaced        | replaced-backoff ≥ 15 s, doubling; 4th within 10 min → failed "replaced_by_another_connection" |
  */
 
@@ -167,14 +167,14 @@ export function decideDisconnect(
       return { kind: "reconnect-now", reason: "restart_required" };
     }
     case DisconnectReason.loggedOut:
-      return { kind: "logged-out", reason: "logged_out" };
+      return { kind: "logged-out", reason: d.conflictType === "device_removed" ? "device_removed" : "unauthorized" };
     case DisconnectReason.multideviceMismatch:
       return { kind: "logged-out", reason: "multidevice_mismatch" };
     case DisconnectReason.forbidden:
       return { kind: "failed", reason: "forbidden" };
     case DisconnectReason.connectionReplaced: {
       // `<conflict type="device_removed">` without a code also maps to 440: the phone unlinked us.
-      if (d.conflictType === "device_removed") return { kind: "logged-out", reason: "logged_out" };
+      if (d.conflictType === "device_removed") return { kind: "logged-out", reason: "device_removed" };
       const k = within(t.replacedWindowMs).filter((h) => h.statusCode === code).length + 1;
       if (k >= t.replacedMaxInWindow) return { kind: "failed", reason: "replaced_by_another_connection" };
       const step = Math.min(t.replacedMaxMs, t.replacedBaseMs * 2 ** (k - 1));

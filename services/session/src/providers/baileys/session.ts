@@ -234,7 +234,7 @@ class BaileysSession implements ProviderSession {
   // ── account routes ───────────────────────────────────────────────────────
 
   async account() {
-    return accountFromMe(this.openSocket().user);
+    return accountFromMe(this.openSocket().authState.creds.me);
   }
 
   async capping() {
@@ -285,7 +285,9 @@ class BaileysSession implements ProviderSession {
 
   /** Ends the current socket (if any) and builds the next one. Never two sockets. */
   private async connect(): Promise<void> {
-    await this.retireSocket();
+    // Loop: a concurrent connect may have built a socket while this one waited for an end().
+    // Socket creation below is synchronous, so once no socket is left, this one is the only one.
+    while (this.sock) await this.retireSocket();
     const auth = this.auth;
     if (!this.active || !auth) return;
     const creds = auth.state.creds;
@@ -466,8 +468,10 @@ class BaileysSession implements ProviderSession {
     this.ctx.emit(reason ? { type: "status", status, reason } : { type: "status", status });
   }
 
+  // Not `sock.user`: Baileys builds the socket by spreading each layer, which evaluates that
+  // getter once at creation; `authState.creds` is the live object creds.update merges into.
   private emitAccount(sock: WASocket): void {
-    const account = accountFromMe(sock.user);
+    const account = accountFromMe(sock.authState.creds.me);
     const key = `${account.phone}|${account.lid}|${account.pushName}`;
     if (key === this.lastAccountKey || !account.phone) return;
     this.lastAccountKey = key;

@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+// `pnpm sim:pair <instanceId> [phone]`: a virtual phone on simnet scans the instance's current QR.
+// SIMNET_URL (default http://127.0.0.1:8090) and ADMIN_TOKEN (default dev-admin-token).
+const [instanceId, phone = "5511999990000"] = process.argv.slice(2);
+if (!instanceId) {
+  console.error("usage: pnpm sim:pair <instanceId> [phone digits]");
+  process.exit(2);
+}
+const base = (process.env.SIMNET_URL ?? "http://127.0.0.1:8090").replace(/^ws/, "http").replace(/\/$/, "");
+const headers = { authorization: `Bearer ${process.env.ADMIN_TOKEN ?? "dev-admin-token"}` };
+const qr = await fetch(`${base}/simnet/instances/${instanceId}/qr`, { headers });
+if (!qr.ok) {
+  console.error(`no QR to scan (${qr.status}): ${await qr.text()}\nIs the instance started and in SCAN_QR_CODE?`);
+  process.exit(1);
+}
+const { value } = await qr.json();
+const res = await fetch(`${base}/simnet/phones/${phone}/scan`, {
+  method: "POST",
+  headers: { ...headers, "content-type": "application/json" },
+  body: JSON.stringify({ qr: value }),
+});
+console.log(res.ok ? `paired ${instanceId} with ${phone}` : `scan failed (${res.status}): ${await res.text()}`);
+process.exit(res.ok ? 0 : 1);

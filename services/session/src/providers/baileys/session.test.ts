@@ -1,0 +1,503 @@
+import type { AddressInfo } from "node:net";
+import { ApiError, DEFAULT_SETTINGS, type Instance } from "@gw/contracts";
+import { type AuthStateStore, createLogger } from "@gw/platform";
+import {
+  DisconnectReason,
+  makeWASocket,
+  proto,
+  type UserFacingSocketConfig,
+  type WASocket,
+} from "@whiskeysockets/baileys";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { WebSocketServer } from "ws";
+import type { ProviderEvent, ProviderSession } from "../contract.ts";
+import { useRedisAuthState } from "./auth-state.ts";
+import { baileysProvider, createBaileysProvider, parseBaileysVersion } from "./index.ts";
+import { type BaileysSessionOptions, browserFromSettings, createBaileysSession } from "./session.ts";
+import { Boom, type RedisHarness, redisHarness } from "./testing.ts";
+
+/**
+ * The provider at its boundary with real Baileys sockets: `makeWASocket` connects to a WebSocket
+ * server on 127.0.0.1 that accepts the connection and never answers the noise handshake. What
+ * the network would say is driven through the socket's own event emitter (`sock.ev.emit`) and
+ * its own `end(error)`, which emits `connection.update` close exactly as on a real disconnect.
+ */
+
+let h: RedisHarness;
+let wss: WebSocketServer;
+let wsUrl: string;
+let framesReceived = 0;
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  h = await redisHarness();
+  wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  wsUrl = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`;
+  wss.on("connection", (c) => c.on("message", () => framesReceived++));
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+afterAll(async () => {
+  for (const c of wss.clients) c.terminate();
+  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  await h?.close();
+});
+
+function instanceFor(id: string, client = { browserName: "Firefox", deviceName: "Loja Centro" }): Instance {
+  return {
+    id,
+    name: "test",
+    accountId: "a1",
+    kind: "standard",
+    phone: "",
+    pushName: "",
+    provider: "baileys",
+    connectionStatus: "STOPPED",
+    billingStatus: "active",
+    cancelAtPeriodEnd: false,
+    currentPeriodEnd: null,
+    graceUntil: null,
+    provisionedAt: null,
+    createdAt: new Date().toISOString(),
+    suspendedAt: null,
+    trialEndsAt: null,
+    settings: { ...DEFAULT_SETTINGS, client },
+  };
+}
+
+interface Rig {
+  session: ProviderSession;
+  store: AuthStateStore;
+  events: ProviderEvent[];
+  sockets: WASocket[];
+  configs: UserFacingSocketConfig[];
+  /** For each socket: were all earlier sockets already closed when it was created? */
+  earlierClosed: boolean[];
+  sock(i?: number): WASocket;
+}
+
+async function rig(
+  opts: BaileysSessionOptions & { connectTimeoutMs?: number; store?: AuthStateStore } = {},
+): Promise<Rig> {
+  const store = opts.store ?? (await h.storeFor(h.newInstanceId()));
+  const events: ProviderEvent[] = [];
+  const sockets: WASocket[] = [];
+  const configs: UserFacingSocketConfig[] = [];
+  const earlierClosed: boolean[] = [];
+  // Baileys' own makeWASocket; the test only points it at the local endpoint and shortens timeouts.
+  const makeSocket = (config: UserFacingSocketConfig): WASocket => {
+    configs.push(config);
+    earlierClosed.push(sockets.every((s) => s.ws.isClosed));
+    const sock = makeWASocket({
+      ...config,
+      waWebSocketUrl: wsUrl,
+      connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
+      defaultQueryTimeoutMs: 300,
+    });
+    sockets.push(sock);
+    return sock;
+  };
+  const session = createBaileysSession(
+    {
+      instance: instanceFor(store.instanceId),
+      podId: "pod-a",
+      auth: store,
+      log: createLogger("silent"),
+      emit: (e) => events.push(e),
+    },
+    { version: [2, 3000, 1], policy: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...opts, makeSocket },
+  );
+  cleanups.push(() => session.stop());
+  return { session, store, events, sockets, configs, earlierClosed, sock: (i = sockets.length - 1) => sockets[i]! };
+}
+
+const statuses = (events: ProviderEvent[]) =>
+  events.flatMap((e) => (e.type === "status" ? [e.reason ? `${e.status}:${e.reason}` : e.status] : []));
+/** The latest socket announced `connecting` and its WebSocket to our endpoint is open. */
+async function ready(r: Rig) {
+  await vi.waitFor(() => {
+    expect(statuses(r.events).at(-1)).toBe("STARTING");
+    expect(r.sock().ws.isOpen).toBe(true);
+  });
+}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const activeTimeouts = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
+/** Polls without a timer of its own running at the moment it counts (vi.waitFor's would be counted). */
+async function timeoutsDrainTo(baseline: number, withinMs: number): Promise<boolean> {
+  const until = Date.now() + withinMs;
+  while (Date.now() < until) {
+    if (activeTimeouts() <= baseline) return true;
+    await sleep(20);
+  }
+  return activeTimeouts() <= baseline;
+}
+
+/** What pair-success hands to `creds.update` (configureSuccessfulPairing), emitted on the socket. */
+function pairSuccess(sock: WASocket) {
+  sock.ev.emit("creds.update", {
+    me: { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" },
+    account: proto.ADVSignedDeviceIdentity.fromObject({
+      details: Buffer.from("details"),
+      accountSignatureKey: Buffer.alloc(32, 1),
+      accountSignature: Buffer.alloc(64, 2),
+      deviceSignature: Buffer.alloc(64, 3),
+    }),
+    platform: "android",
+  });
+}
+
+async function storePairedCreds(store: AuthStateStore) {
+  const auth = await useRedisAuthState(store);
+  auth.state.creds.me = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
+  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
+  await auth.saveCreds();
+}
+
+async function apiError(p: Promise<unknown>): Promise<ApiError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+describe("Baileys session: socket and events", () => {
+  it("builds a real socket with the gateway's config, maps connecting and QR, and stop() ends it", async () => {
+    const baseline = activeTimeouts();
+    const r = await rig({ connectTimeoutMs: 300 });
+    const framesBefore = framesReceived;
+    await r.session.start();
+    await r.session.start(); // idempotent: still one socket
+    expect(r.sockets).toHaveLength(1);
+
+    const cfg = r.configs[0]!;
+    expect(cfg.markOnlineOnConnect).toBe(false);
+    expect(cfg.syncFullHistory).toBe(false);
+    expect(cfg.version).toEqual([2, 3000, 1]);
+    expect(cfg.browser).toEqual(["Loja Centro", "Firefox", "1.0.0"]);
+    expect(cfg.waWebSocketUrl).toBeUndefined(); // the real endpoint; only this test redirects it
+    expect(cfg.logger?.level).toBe("silent"); // parent's level when quieter than warn
+    expect(await cfg.getMessage?.({ remoteJid: "1@s.whatsapp.net", id: "X", fromMe: true })).toBeUndefined();
+    expect(cfg.auth.creds.registered).toBe(false);
+    expect(cfg.msgRetryCounterCache).toBeDefined();
+
+    // Baileys emits `connecting` on the next tick and sends its client hello to our endpoint.
+    await vi.waitFor(() => expect(statuses(r.events)).toEqual(["STARTING"]));
+    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(framesBefore));
+
+    const sock = r.sock();
+    sock.ev.emit("connection.update", { qr: "2@ref1,noise,identity,adv,1" });
+    sock.ev.emit("connection.update", { qr: "2@ref2,noise,identity,adv,1" });
+    expect(r.events.filter((e) => e.type === "qr")).toEqual([
+      { type: "qr", value: "2@ref1,noise,identity,adv,1" },
+      { type: "qr", value: "2@ref2,noise,identity,adv,1" },
+    ]);
+    expect(statuses(r.events)).toEqual(["STARTING", "SCAN_QR_CODE"]);
+    expect(r.session.currentQr()).toBe("2@ref2,noise,identity,adv,1");
+
+    const eventCount = r.events.length;
+    await r.session.stop();
+    await r.session.stop(); // idempotent
+    expect(sock.ws.isClosed).toBe(true);
+    expect(r.session.currentQr()).toBeNull();
+    expect(r.events).toHaveLength(eventCount); // an intentional close is not reported as a disconnect
+    // No socket and no timer left behind (Baileys' own handshake timer runs out within connectTimeoutMs).
+    expect(await timeoutsDrainTo(baseline, 3_000)).toBe(true);
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it("pairing then 515: creds are in Redis before the restart, the old socket ends before the new one", async () => {
+    const r = await rig();
+    await r.session.start();
+    await ready(r);
+    const first = r.sock();
+    first.ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
+    pairSuccess(first);
+    first.ev.emit("connection.update", { isNewLogin: true, qr: undefined });
+    expect(r.session.currentQr()).toBeNull();
+    expect(r.events.filter((e) => e.type === "account")).toEqual([
+      { type: "account", account: { phone: "5511999999999", lid: "123456789@lid", pushName: "Ana" } },
+    ]);
+
+    await first.end(new Boom("Stream Errored (restart required)", { statusCode: DisconnectReason.restartRequired }));
+    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    expect(r.earlierClosed).toEqual([true, true]);
+    // the same creds object goes to the new socket, and it is already persisted
+    expect(r.configs[1]!.auth.creds).toBe(r.configs[0]!.auth.creds);
+    const stored = await useRedisAuthState(h.reopen(r.store));
+    expect(stored.state.creds.me?.id).toBe("5511999999999:12@s.whatsapp.net");
+    expect(stored.state.creds.account).toBeInstanceOf(proto.ADVSignedDeviceIdentity);
+
+    await expect(r.session.account()).rejects.toMatchObject({ code: "instance_not_connected" });
+    await ready(r);
+    r.sock().ev.emit("connection.update", { connection: "open" });
+    expect(statuses(r.events)).toEqual(["STARTING", "SCAN_QR_CODE", "STARTING", "WORKING"]);
+    expect(await r.session.account()).toEqual({ phone: "5511999999999", lid: "123456789@lid", pushName: "Ana" });
+    // a push-name change while open is reported
+    r.sock().ev.emit("creds.update", { me: { ...r.sock().authState.creds.me!, name: "Ana Maria" } });
+    expect(r.events.at(-1)).toEqual({
+      type: "account",
+      account: { phone: "5511999999999", lid: "123456789@lid", pushName: "Ana Maria" },
+    });
+  });
+
+  it("a real handshake timeout (408 from Baileys) backs off and reconnects on a new socket, never two at once", async () => {
+    const r = await rig({ connectTimeoutMs: 150 });
+    await r.session.start();
+    await vi.waitFor(() => expect(r.sockets.length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    await r.session.stop();
+    const count = r.sockets.length;
+    expect(r.earlierClosed.every(Boolean)).toBe(true);
+    expect(r.sockets.every((s) => s.ws.isClosed)).toBe(true);
+    await sleep(300);
+    expect(r.sockets).toHaveLength(count); // the reconnect timer died with stop()
+  });
+
+  it("401 logged out: wipes the auth state, emits logged-out, does not reconnect", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    await r.session.start();
+    await ready(r);
+    expect(r.configs[0]!.auth.creds.me?.id).toBe("5511999999999:12@s.whatsapp.net");
+    await r.sock().end(
+      new Boom("Stream Errored (conflict)", {
+        statusCode: DisconnectReason.loggedOut,
+        data: { tag: "conflict", attrs: { type: "device_removed" } },
+      }),
+    );
+    await vi.waitFor(() => expect(r.events.at(-1)).toEqual({ type: "logged-out", reason: "device_removed" }));
+    expect(await store.readCreds()).toBeNull();
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it("403 forbidden: FAILED with the reason, creds kept, no reconnect", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    await r.session.start();
+    await ready(r);
+    await r.sock().end(new Boom("Connection Failure", { statusCode: DisconnectReason.forbidden }));
+    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("FAILED:forbidden"));
+    expect(await store.readCreds()).not.toBeNull();
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it("QR refs exhausted: STOPPED qr_expired, no reconnect; a new start() shows a new QR", async () => {
+    const r = await rig();
+    await r.session.start();
+    await ready(r);
+    r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
+    await r.sock().end(new Boom("QR refs attempts ended", { statusCode: DisconnectReason.timedOut }));
+    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STOPPED:qr_expired"));
+    expect(r.session.currentQr()).toBeNull();
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+    await r.session.start();
+    expect(r.sockets).toHaveLength(2);
+    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING"));
+  });
+
+  it("440 replaced: waits the hard back-off (no quick reconnect), and stop() cancels it", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store, policy: { replacedBaseMs: 400 } });
+    await r.session.start();
+    await ready(r);
+    r.sock().ev.emit("connection.update", { connection: "open" });
+    await r.sock().end(
+      new Boom("Stream Errored (conflict)", {
+        statusCode: DisconnectReason.connectionReplaced,
+        data: { tag: "conflict", attrs: { type: "replaced" } },
+      }),
+    );
+    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING:replaced"));
+    await sleep(150);
+    expect(r.sockets).toHaveLength(1);
+    await r.session.stop();
+    await sleep(500);
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it("405 asks for the version again and retries with it, without wiping", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store, resolveVersion: () => [2, 3000, 2] });
+    await r.session.start();
+    await ready(r);
+    await r.sock().end(new Boom("Connection Failure", { statusCode: 405 }));
+    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    expect(r.configs[1]!.version).toEqual([2, 3000, 2]);
+    expect(await store.readCreds()).not.toBeNull();
+  });
+
+  it("stops at once when the lease is lost (a fenced write fails)", async () => {
+    const id = h.newInstanceId();
+    const store = await h.storeFor(id, "pod-a");
+    const r = await rig({ store });
+    await r.session.start();
+    await ready(r);
+    await h.platform.leases.release(id, "pod-a", store.epoch);
+    await h.storeFor(id, "pod-b");
+    pairSuccess(r.sock()); // creds.update → fenced write → StaleLeaseError
+    await vi.waitFor(() => expect(r.sock().ws.isClosed).toBe(true));
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+    expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
+  });
+});
+
+describe("Baileys session: pairing code", () => {
+  it("waits for the socket to be ready, then asks Baileys for the code", async () => {
+    const r = await rig({ pairingCodeLimit: { max: 2, windowMs: 60_000 } });
+    expect((await apiError(r.session.requestPairingCode("5511999999999"))).code).toBe("instance_not_connected");
+    await r.session.start();
+    await ready(r);
+    const pending = r.session.requestPairingCode("+55 (11) 99999-9999");
+    await sleep(50);
+    const before = framesReceived;
+    r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
+    const code = await pending;
+    expect(code).toMatch(/^[0-9A-Z]{8}$/);
+    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(before)); // link_code_companion_reg went out
+    expect(r.sock().authState.creds.me?.id).toBe("5511999999999@s.whatsapp.net");
+    // nothing is paired yet, so nothing is stored
+    expect(await r.store.readCreds()).toBeNull();
+
+    expect(await r.session.requestPairingCode("5511999999999")).toMatch(/^[0-9A-Z]{8}$/);
+    const limited = await apiError(r.session.requestPairingCode("5511999999999"));
+    expect(limited.code).toBe("too_many_attempts");
+    expect(limited.status).toBe(429);
+    expect(limited.retryAfter).toBeGreaterThan(0);
+
+    // a reconnect before the code was typed starts a clean registration (no half-set `me`)
+    await r.sock().end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
+    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    expect(r.configs[1]!.auth.creds.me).toBeUndefined();
+  });
+
+  it("refuses SMS/voice delivery (501), bad numbers, and an already paired number", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    const sms = await apiError(r.session.requestPairingCode("5511999999999", "sms"));
+    expect(sms.code).toBe("not_supported");
+    expect(sms.status).toBe(501);
+    expect(sms.message).toMatch(/SMS/);
+    expect((await apiError(r.session.requestPairingCode("12"))).code).toBe("validation_error");
+    await r.session.start();
+    expect((await apiError(r.session.requestPairingCode("5511999999999"))).code).toBe("bad_request");
+  });
+
+  it("times out when the socket never gets ready", async () => {
+    const r = await rig({ pairingReadyTimeoutMs: 50 });
+    await r.session.start();
+    expect((await apiError(r.session.requestPairingCode("5511999999999"))).code).toBe("network_timeout");
+  });
+});
+
+describe("Baileys session: account routes, logout, passkeys", () => {
+  it("account/capping/timelock need an open connection; network failures map to ApiErrors", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    await r.session.start();
+    await ready(r);
+    for (const call of [() => r.session.account(), () => r.session.capping(), () => r.session.timelock()]) {
+      expect((await apiError(call())).code).toBe("instance_not_connected");
+    }
+    r.sock().ev.emit("connection.update", { connection: "open" });
+    expect(await r.session.account()).toEqual({ phone: "5511999999999", lid: "123456789@lid", pushName: "Ana" });
+    // our endpoint never answers the w:mex query: Baileys gives up and we answer a network error
+    for (const call of [() => r.session.capping(), () => r.session.timelock()]) {
+      expect(["network_timeout", "network_error"]).toContain((await apiError(call())).code);
+    }
+  });
+
+  it("logout while open removes the device through Baileys, then wipes; not a network logout", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    await r.session.start();
+    await ready(r);
+    r.sock().ev.emit("connection.update", { connection: "open" });
+    const before = framesReceived;
+    await r.session.logout();
+    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(before)); // remove-companion-device
+    await vi.waitFor(() => expect(r.sock().ws.isClosed).toBe(true)); // Baileys' own end(401 Intentional Logout)
+    expect(await store.readCreds()).toBeNull();
+    expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
+    await sleep(100);
+    expect(r.sockets).toHaveLength(1);
+  });
+
+  it("logout when not connected (or never started) still wipes the auth state", async () => {
+    const store = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store);
+    const r = await rig({ store });
+    await r.session.logout();
+    expect(await store.readCreds()).toBeNull();
+
+    const store2 = await h.storeFor(h.newInstanceId());
+    await storePairedCreds(store2);
+    const r2 = await rig({ store: store2 });
+    await r2.session.start();
+    await r2.session.logout();
+    expect(r2.sock().ws.isClosed).toBe(true);
+    expect(await store2.readCreds()).toBeNull();
+  });
+
+  it("passkeys are not supported by Baileys: 501 with a Portuguese message", async () => {
+    const r = await rig();
+    const calls = [
+      () => r.session.passkeyChallenge(),
+      () =>
+        r.session.submitPasskey({
+          id: "x",
+          rawId: "eA",
+          type: "public-key",
+          response: { authenticatorData: "AA", clientDataJSON: "AA", signature: "AA" },
+        }),
+      () => r.session.passkeyConfirmation(),
+      () => r.session.confirmPasskey(),
+    ];
+    for (const call of calls) {
+      const err = await apiError(call());
+      expect(err.code).toBe("not_supported");
+      expect(err.status).toBe(501);
+      expect(err.message).toMatch(/passkey não é suportado/);
+    }
+  });
+});
+
+describe("Baileys provider factory and helpers", () => {
+  it("baileysProvider makes Baileys sessions; the version comes from BAILEYS_VERSION", () => {
+    expect(parseBaileysVersion("2,3000,1023223821")).toEqual([2, 3000, 1023223821]);
+    expect(parseBaileysVersion(undefined)).toBeUndefined();
+    expect(parseBaileysVersion("2.3000")).toBeUndefined();
+    const ctx = {
+      instance: instanceFor("iabcdefgh1"),
+      podId: "pod-a",
+      auth: null as unknown as AuthStateStore,
+      log: createLogger("silent"),
+      emit: () => {},
+    };
+    expect(baileysProvider(ctx).provider).toBe("baileys");
+    expect(createBaileysProvider({ version: [2, 3000, 5] })(ctx).provider).toBe("baileys");
+  });
+
+  it("browser tuple from the instance settings", () => {
+    expect(browserFromSettings(instanceFor("iabcdefgh1"))).toEqual(["Loja Centro", "Firefox", "1.0.0"]);
+    expect(browserFromSettings(instanceFor("iabcdefgh1", { browserName: "Android", deviceName: "" }))).toEqual([
+      "Messaging Gateway",
+      "Chrome",
+      "1.0.0",
+    ]);
+  });
+});

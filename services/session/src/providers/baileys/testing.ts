@@ -1,0 +1,76 @@
+// Test support for the Baileys provider tests (imported only by *.test.ts next to it).
+import { randomBytes } from "node:crypto";
+import { createRequire } from "node:module";
+import { AuthStateStore, createPlatform, loadConfig, type Platform, Sealer } from "@gw/platform";
+import { inject } from "vitest";
+
+/**
+ * `@hapi/boom`'s Boom, loaded from where Baileys itself resolves it (it is Baileys' dependency,
+ * not ours), so the errors under test are built exactly the way Baileys builds them.
+ */
+export interface BoomError extends Error {
+  isBoom: true;
+  output: { statusCode: number };
+  data: unknown;
+}
+export type BoomConstructor = new (message?: string, options?: { statusCode?: number; data?: unknown }) => BoomError;
+
+const requireHere = createRequire(import.meta.url);
+const baileysEntry = requireHere.resolve("@whiskeysockets/baileys");
+export const Boom: BoomConstructor = (createRequire(baileysEntry)("@hapi/boom") as { Boom: BoomConstructor }).Boom;
+
+export interface RedisHarness {
+  platform: Platform;
+  sealer: Sealer;
+  /** A new instance id (never used before in this run). */
+  newInstanceId(): string;
+  /** Takes the lease for `podId` and answers a store fenced by its epoch. */
+  storeFor(instanceId: string, podId?: string): Promise<AuthStateStore>;
+  /** Another store object for the same instance and epoch (a "restart" of the store). */
+  reopen(store: AuthStateStore): AuthStateStore;
+  close(): Promise<void>;
+}
+
+/** The harness pattern of test/support/gateway.ts, minimal: real Redis, a key prefix of its own. */
+export async function redisHarness(): Promise<RedisHarness> {
+  const config = loadConfig({
+    NODE_ENV: "test",
+    REDIS_URL: inject("redisUrl"),
+    TEMPORAL_ADDRESS: inject("temporalAddress"),
+    ADMIN_TOKEN: "test-admin-token",
+    INTERNAL_SECRET: "test-internal-secret-0123456789",
+    KEY_PREFIX: `t${randomBytes(5).toString("hex")}:`,
+    LOG_LEVEL: "silent",
+  });
+  const platform = await createPlatform(config);
+  const sealer = new Sealer(randomBytes(32).toString("base64"));
+  return {
+    platform,
+    sealer,
+    newInstanceId: () => `i${randomBytes(8).toString("hex")}`,
+    async storeFor(instanceId, podId = "pod-a") {
+      const epoch = await platform.leases.acquire(instanceId, podId);
+      if (epoch === null) throw new Error(`lease of ${instanceId} is held by another pod`);
+      return new AuthStateStore(platform.redis, platform.keys, sealer, instanceId, epoch);
+    },
+    reopen(store) {
+      return new AuthStateStore(platform.redis, platform.keys, sealer, store.instanceId, store.epoch);
+    },
+    close: () => platform.close(),
+  };
+}
+
+/** Binary-exact canonical form: every Buffer/Uint8Array becomes `bin:<hex>`, keys sorted. */
+export function canonical(value: unknown): unknown {
+  if (value instanceof Uint8Array) return `bin:${Buffer.from(value).toString("hex")}`;
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = canonical(v);
+    }
+    return out;
+  }
+  return value;
+}

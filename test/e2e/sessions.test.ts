@@ -1,0 +1,298 @@
+// Connection lifecycle end to end on simnet through the public API (spec 3.1, 4.1, 4.2).
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, startCluster } from "../support/cluster.ts";
+
+let c: Cluster;
+beforeAll(async () => {
+  c = await startCluster();
+});
+afterAll(() => c?.close());
+
+let phoneSeq = 0;
+const newPhone = () => `5511${String(900000000 + Math.floor(Math.random() * 90000000) + phoneSeq++).slice(0, 9)}`;
+
+async function json<T = Record<string, unknown>>(res: Response, status = 200): Promise<T> {
+  const text = await res.text();
+  expect(res.status, text).toBe(status);
+  return JSON.parse(text) as T;
+}
+
+const statuses = async (id: string) =>
+  (await c.events(id, "session.status")).map((e) => (e.payload as { status: string }).status);
+
+describe("pairing by QR", () => {
+  it("start → SCAN_QR_CODE → scan → WORKING, with session.status for each change", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    const started = await json<{ instance: { connectionStatus: string } }>(
+      await api(`/v1/instances/${id}/start`, { method: "POST" }),
+    );
+    expect(["STARTING", "SCAN_QR_CODE"]).toContain(started.instance.connectionStatus);
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+
+    const raw = await json<{ data: string; mimetype: string; value: string }>(
+      await api(`/v1/instances/${id}/qr-code?format=raw`),
+    );
+    expect(raw.mimetype).toBe("text/plain");
+    expect(raw.value).toMatch(/^2@/);
+    const image = await json<{ data: string; mimetype: string; value: string }>(
+      await api(`/v1/instances/${id}/qr-code?format=image`),
+    );
+    expect(image.mimetype).toBe("image/png");
+    expect(Buffer.from(image.data, "base64").subarray(0, 8)).toEqual(
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    );
+
+    const phone = newPhone();
+    const qr = await json<{ value: string }>(await c.sim("GET", `/simnet/instances/${id}/qr`));
+    await json(await c.sim("POST", `/simnet/phones/${phone}/scan`, { qr: qr.value, pushName: "Loja" }));
+    await c.waitForStatus(id, "WORKING");
+
+    const inst = await json<{ instance: { phone: string; pushName: string } }>(await api(`/v1/instances/${id}`));
+    expect(inst.instance.phone).toBe(phone);
+    expect(inst.instance.pushName).toBe("Loja");
+    const me = await json<{ id: string; jid: string; lid: string; pushName: string; messageCapping: object }>(
+      await api(`/v1/instances/${id}/me`),
+    );
+    expect(me.id).toBe(`${phone}@c.us`);
+    expect(me.lid).toMatch(/@lid$/);
+    expect(me.messageCapping).toHaveProperty("totalQuota");
+    await json(await api(`/v1/instances/${id}/capping`));
+    await json(await api(`/v1/instances/${id}/timelock`));
+
+    expect(await statuses(id)).toEqual(["STARTING", "SCAN_QR_CODE", "WORKING"]);
+    const [first] = await c.events(id, "session.status");
+    expect(first).toMatchObject({ event: "session.status", instanceId: id, provider: "sim" });
+    expect(first?.id).toMatch(/^evt_[0-9a-z]{26}$/);
+    const last = (await c.events(id, "session.status")).at(-1);
+    expect(last?.me).toEqual({ id: `${phone}@c.us`, phone, pushName: "Loja" });
+    expect(last?.payload).toMatchObject({ status: "WORKING", previousStatus: "SCAN_QR_CODE", reason: null });
+  });
+
+  it("the QR value rotates while waiting", async () => {
+    const { id, token } = await c.createInstance();
+    await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+    const seen = new Set<string>();
+    const until = Date.now() + 5_000;
+    while (seen.size < 3 && Date.now() < until) {
+      const res = await c.as(token)(`/v1/instances/${id}/qr-code?format=raw`);
+      if (res.status === 200) seen.add(((await res.json()) as { value: string }).value);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(3);
+  });
+
+  it("format is required and checked", async () => {
+    const { id, token } = await c.createInstance();
+    const res = await c.as(token)(`/v1/instances/${id}/qr-code`);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("validation_error");
+  });
+});
+
+describe("pairing code", () => {
+  it("pairs with an 8-character code typed on the phone", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+    const phone = newPhone();
+    const out = await json<{ success: boolean; code: string }>(
+      await api(`/v1/instances/${id}/pairing-code`, { method: "POST", json: { phoneNumber: `+${phone}` } }),
+    );
+    expect(out.success).toBe(true);
+    expect(out.code).toMatch(/^[0-9A-Z]{8}$/);
+    await json(await c.sim("POST", `/simnet/phones/${phone}/pairing-code`, { code: out.code }));
+    await c.waitForStatus(id, "WORKING");
+  });
+
+  it("too many requests for one number → 429 too_many_attempts", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+    const phone = newPhone();
+    const codes: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const res = await api(`/v1/instances/${id}/pairing-code`, { method: "POST", json: { phoneNumber: phone } });
+      codes.push(res.status);
+      if (res.status === 429) {
+        expect(((await res.json()) as { error: { code: string } }).error.code).toBe("too_many_attempts");
+      }
+    }
+    expect(codes.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+    expect(codes.at(-1)).toBe(429);
+  });
+
+  it("a phone number in the wrong format → 422 details.phoneNumber", async () => {
+    const { id, token } = await c.createInstance();
+    const res = await c.as(token)(`/v1/instances/${id}/pairing-code`, { method: "POST", json: { phoneNumber: "abc" } });
+    expect(res.status).toBe(422);
+    expect(
+      ((await res.json()) as { error: { details: Record<string, string> } }).error.details.phoneNumber,
+    ).toBeTruthy();
+  });
+});
+
+describe("stop, start, restart, logout", () => {
+  it("stop keeps the pairing: start goes to WORKING without a QR", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    const stopped = await json<{ instance: { connectionStatus: string } }>(
+      await api(`/v1/instances/${id}/stop`, { method: "POST" }),
+    );
+    expect(stopped.instance.connectionStatus).toBe("STOPPED");
+    const conns = await json<{ connections: { instanceId: string }[] }>(await c.sim("GET", "/simnet/connections"));
+    expect(conns.connections.filter((x) => x.instanceId === id)).toEqual([]);
+
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "WORKING");
+    const after = await statuses(id);
+    expect(after.slice(-3)).toEqual(["STOPPED", "STARTING", "WORKING"]);
+    expect(after.filter((s) => s === "SCAN_QR_CODE")).toHaveLength(1); // only the first pairing
+  });
+
+  it("restart reconnects", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await json(await api(`/v1/instances/${id}/restart`, { method: "POST" }));
+    await c.waitForStatus(id, "WORKING");
+    expect((await statuses(id)).slice(-2)).toEqual(["STARTING", "WORKING"]);
+  });
+
+  it("logout unpairs and removes the device: the next start needs a QR", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    const phone = newPhone();
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, phone);
+    const out = await json<{ instance: { connectionStatus: string; phone: string } }>(
+      await api(`/v1/instances/${id}/logout`, { method: "POST", json: { apps: { purge: true } } }),
+    );
+    expect(out.instance.connectionStatus).toBe("STOPPED");
+    expect(out.instance.phone).toBe("");
+    const account = await json<{ devices: unknown[] }>(await c.sim("GET", `/simnet/phones/${phone}`));
+    expect(account.devices).toEqual([]);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+  });
+
+  it("logout of a stopped instance wipes the pairing too", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await json(await api(`/v1/instances/${id}/stop`, { method: "POST" }));
+    await json(await api(`/v1/instances/${id}/logout`, { method: "POST" }));
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+  });
+
+  it("the phone removing the device → FAILED with reason logged_out", async () => {
+    const { id, token } = await c.createInstance();
+    const phone = newPhone();
+    await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, phone);
+    await json(await c.sim("POST", `/simnet/phones/${phone}/logout`));
+    await c.waitForStatus(id, "FAILED");
+    const last = (await c.events(id, "session.status")).at(-1);
+    expect((last?.payload as { reason: string }).reason).toMatch(/logged_out/);
+    const inst = await json<{ instance: { phone: string } }>(await c.as(token)(`/v1/instances/${id}`));
+    expect(inst.instance.phone).toBe("");
+  });
+});
+
+describe("network faults", () => {
+  it("an outage: the connection drops, then reconnects by itself", async () => {
+    const { id, token } = await c.createInstance();
+    await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await json(await c.sim("POST", "/simnet/faults/outage", { seconds: 1 }));
+    await c.waitForStatus(id, "STARTING", 3_000);
+    await c.waitForStatus(id, "WORKING", 15_000);
+    expect((await statuses(id)).slice(-2)).toEqual(["STARTING", "WORKING"]);
+  });
+
+  it("a dropped connection reconnects", async () => {
+    const { id, token } = await c.createInstance();
+    await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await json(await c.sim("POST", "/simnet/faults/drop", { instanceId: id }));
+    await c.waitForStatus(id, "WORKING", 15_000);
+    const stats = await json<{ conflicts: number; instanceOverlaps: number }>(await c.sim("GET", "/simnet/stats"));
+    expect(stats.conflicts).toBe(0);
+    expect(stats.instanceOverlaps).toBe(0);
+  });
+});
+
+describe("routes in the wrong state", () => {
+  it("answer the spec's errors, never 500", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    const expectCode = async (res: Response, status: number, code: string) => {
+      const body = (await res.json()) as { error: { code: string } };
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(body.error.code).toBe(code);
+    };
+    await expectCode(await api(`/v1/instances/${id}/qr-code?format=raw`), 422, "instance_not_connected");
+    await expectCode(await api(`/v1/instances/${id}/me`), 422, "instance_not_connected");
+    await expectCode(
+      await api(`/v1/instances/${id}/pairing-code`, { method: "POST", json: { phoneNumber: "5511999999999" } }),
+      422,
+      "instance_not_connected",
+    );
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await expectCode(await api(`/v1/instances/${id}/qr-code?format=image`), 422, "instance_not_connected");
+    await expectCode(await api(`/v1/instances/${id}/passkey/challenge`), 422, "instance_not_connected");
+  });
+
+  it("official instances have no QR pairing (501 not_supported_by_provider)", async () => {
+    const { id, token } = await c.createInstance({ kind: "official", provider: undefined });
+    const res = await c.as(token)(`/v1/instances/${id}/qr-code?format=raw`);
+    expect(res.status).toBe(501);
+    const start = await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    expect(start.status).toBe(501);
+  });
+});
+
+describe("passkey pairing", () => {
+  it("challenge → assertion → confirmation → confirm pairs the number", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+    const challenge = await json<{ challenge: string; rpId: string; allowCredentials: { id: string }[] }>(
+      await api(`/v1/instances/${id}/passkey/challenge`),
+    );
+    const b64url = (s: string) => Buffer.from(s).toString("base64url");
+    const clientDataJSON = b64url(JSON.stringify({ type: "webauthn.get", challenge: challenge.challenge }));
+    const credId = challenge.allowCredentials[0]?.id ?? b64url("cred");
+    await json(
+      await api(`/v1/instances/${id}/passkey`, {
+        method: "POST",
+        json: {
+          id: credId,
+          rawId: credId,
+          type: "public-key",
+          // simnet's passkey names the number in userHandle (docs/simnet.md)
+          response: {
+            authenticatorData: b64url("auth"),
+            clientDataJSON,
+            signature: b64url("sig"),
+            userHandle: b64url(newPhone()),
+          },
+        },
+      }),
+    );
+    const conf = await json<{ code: string }>(await api(`/v1/instances/${id}/passkey/confirmation`));
+    expect(conf.code).toBeTruthy();
+    await json(await api(`/v1/instances/${id}/passkey/confirm`, { method: "POST" }));
+    await c.waitForStatus(id, "WORKING");
+  });
+});
