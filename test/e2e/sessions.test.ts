@@ -201,7 +201,7 @@ describe("stop, start, restart, logout", () => {
     await json(await c.sim("POST", `/simnet/phones/${phone}/logout`));
     await c.waitForStatus(id, "FAILED");
     const last = (await c.events(id, "session.status")).at(-1);
-    expect((last?.payload as { reason: string }).reason).toMatch(/logged_out/);
+    expect(last?.payload.reason).toMatch(/logged_out/);
     const inst = await json<{ instance: { phone: string } }>(await c.as(token)(`/v1/instances/${id}`));
     expect(inst.instance.phone).toBe("");
   });
