@@ -289,7 +289,9 @@ export class SessionManager implements SessionApi {
     await held.chain;
     held.closed = true;
     try {
-      if (opts.status && !opts.keepStatus) await this.writeStatus(instanceId, held, opts.status, null);
+      // A provider that gave up (FAILED, or STOPPED with a reason) already wrote the final word.
+      const settled = held.status === "FAILED" || held.status === "STOPPED";
+      if (opts.status && !opts.keepStatus && !settled) await this.writeStatus(instanceId, held, opts.status, null);
     } catch (err) {
       if (!(err instanceof StaleLeaseError)) throw err;
     }
