@@ -4,3 +4,4 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./instance.ts";
 export * from "./session.ts";
+export * from "./outbound.ts";

@@ -34,5 +34,9 @@ export function createSessionClient(url: string, secret: string): SessionApi {
     account: (instanceId) => call(c.account.query({ instanceId })),
     capping: (instanceId) => call(c.capping.query({ instanceId })),
     timelock: (instanceId) => call(c.timelock.query({ instanceId })),
+    send: (instanceId, chatId, content, options) => call(c.send.mutate({ instanceId, chatId, content, options })),
+    checkExists: (instanceId, phone) => call(c.checkExists.query({ instanceId, phone })),
+    markRead: (instanceId, chatId, messageIds) => call(c.markRead.mutate({ instanceId, chatId, messageIds })),
+    presence: (instanceId, state, chatId) => call(c.presence.mutate({ instanceId, state, chatId })),
   };
 }

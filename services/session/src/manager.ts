@@ -3,10 +3,15 @@ import {
   ApiError,
   type Capping,
   type ConnectionStatus,
+  type ExistsResult,
   type Instance,
+  type OutboundContent,
   type PasskeyAssertion,
   type PasskeyChallenge,
+  type PresenceState,
   type Provider,
+  type SendOptions,
+  type SendResult,
   type Timelock,
 } from "@gw/contracts";
 import {
@@ -54,6 +59,10 @@ export interface SessionApi {
   account(instanceId: string): Promise<AccountInfo>;
   capping(instanceId: string): Promise<Capping>;
   timelock(instanceId: string): Promise<Timelock>;
+  send(instanceId: string, chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult>;
+  checkExists(instanceId: string, phone: string): Promise<ExistsResult>;
+  markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void>;
+  presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void>;
 }
 
 /**
@@ -333,35 +342,51 @@ export class SessionManager implements SessionApi {
     return value;
   }
 
-  pairingCode(instanceId: string, phone: string, method?: "sms" | "voice"): Promise<string> {
+  async pairingCode(instanceId: string, phone: string, method?: "sms" | "voice"): Promise<string> {
     return this.need(instanceId).session.requestPairingCode(phone, method);
   }
 
-  passkeyChallenge(instanceId: string): Promise<PasskeyChallenge> {
+  async passkeyChallenge(instanceId: string): Promise<PasskeyChallenge> {
     return this.need(instanceId).session.passkeyChallenge();
   }
 
-  submitPasskey(instanceId: string, assertion: PasskeyAssertion): Promise<void> {
+  async submitPasskey(instanceId: string, assertion: PasskeyAssertion): Promise<void> {
     return this.need(instanceId).session.submitPasskey(assertion);
   }
 
-  passkeyConfirmation(instanceId: string): Promise<{ code: string }> {
+  async passkeyConfirmation(instanceId: string): Promise<{ code: string }> {
     return this.need(instanceId).session.passkeyConfirmation();
   }
 
-  confirmPasskey(instanceId: string): Promise<void> {
+  async confirmPasskey(instanceId: string): Promise<void> {
     return this.need(instanceId).session.confirmPasskey();
   }
 
-  account(instanceId: string): Promise<AccountInfo> {
+  async account(instanceId: string): Promise<AccountInfo> {
     return this.need(instanceId).session.account();
   }
 
-  capping(instanceId: string): Promise<Capping> {
+  async capping(instanceId: string): Promise<Capping> {
     return this.need(instanceId).session.capping();
   }
 
-  timelock(instanceId: string): Promise<Timelock> {
+  async timelock(instanceId: string): Promise<Timelock> {
     return this.need(instanceId).session.timelock();
+  }
+
+  async send(instanceId: string, chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult> {
+    return this.need(instanceId).session.send(chatId, content, options);
+  }
+
+  async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {
+    return this.need(instanceId).session.checkExists(phone);
+  }
+
+  async markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void> {
+    return this.need(instanceId).session.markRead(chatId, messageIds);
+  }
+
+  async presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void> {
+    return this.need(instanceId).session.presence(state, chatId);
   }
 }

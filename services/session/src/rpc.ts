@@ -1,4 +1,4 @@
-import { passkeyAssertionInput } from "@gw/contracts";
+import { outboundContentSchema, passkeyAssertionInput, presenceStateSchema, sendOptionsSchema } from "@gw/contracts";
 import { formatTrpcError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
@@ -33,5 +33,17 @@ export const sessionRouter = t.router({
   account: procedure.input(byId).query(({ ctx, input }) => ctx.api.account(input.instanceId)),
   capping: procedure.input(byId).query(({ ctx, input }) => ctx.api.capping(input.instanceId)),
   timelock: procedure.input(byId).query(({ ctx, input }) => ctx.api.timelock(input.instanceId)),
+  send: procedure
+    .input(byId.extend({ chatId: z.string(), content: outboundContentSchema, options: sendOptionsSchema.optional() }))
+    .mutation(({ ctx, input }) => ctx.api.send(input.instanceId, input.chatId, input.content, input.options)),
+  checkExists: procedure
+    .input(byId.extend({ phone: z.string() }))
+    .query(({ ctx, input }) => ctx.api.checkExists(input.instanceId, input.phone)),
+  markRead: procedure
+    .input(byId.extend({ chatId: z.string(), messageIds: z.array(z.string()) }))
+    .mutation(({ ctx, input }) => ctx.api.markRead(input.instanceId, input.chatId, input.messageIds)),
+  presence: procedure
+    .input(byId.extend({ state: presenceStateSchema, chatId: z.string().optional() }))
+    .mutation(({ ctx, input }) => ctx.api.presence(input.instanceId, input.state, input.chatId)),
 });
 export type SessionRouter = typeof sessionRouter;

@@ -2,10 +2,15 @@ import type {
   AccountInfo,
   Capping,
   ConnectionStatus,
+  ExistsResult,
   Instance,
+  OutboundContent,
   PasskeyAssertion,
   PasskeyChallenge,
+  PresenceState,
   Provider,
+  SendOptions,
+  SendResult,
   Timelock,
 } from "@gw/contracts";
 import type { AuthStateStore, Logger } from "@gw/platform";
@@ -41,6 +46,16 @@ export interface ProviderSession {
   account(): Promise<AccountInfo>;
   capping(): Promise<Capping>;
   timelock(): Promise<Timelock>;
+
+  // --- messaging (needs the connection open) --------------------------------------------
+  /** Sends one message to a chat id (`<digits>@c.us`, `@g.us`, `@lid`, `@newsletter`). */
+  send(chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult>;
+  /** Whether a number has an account, and the chat id the network registered for it. */
+  checkExists(phone: string): Promise<ExistsResult>;
+  /** Marks received messages (network ids) of a chat as read. */
+  markRead(chatId: string, messageIds: string[]): Promise<void>;
+  /** Presence: typing/recording/paused in a chat, or available/unavailable for the account. */
+  presence(state: PresenceState, chatId?: string): Promise<void>;
 }
 
 /** What a session reports. The manager turns these into instance state and events. */

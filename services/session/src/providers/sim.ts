@@ -4,8 +4,13 @@ import {
   ApiError,
   type Capping,
   type ErrorCode,
+  type ExistsResult,
+  type OutboundContent,
   type PasskeyAssertion,
   type PasskeyChallenge,
+  type PresenceState,
+  type SendOptions,
+  type SendResult,
   type Timelock,
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
@@ -31,6 +36,12 @@ const ERROR_MAP: Record<string, ErrorCode> = {
   invalid_passkey: "validation_error",
   not_on_network: "network_rejected",
   network_rejected: "network_rejected",
+  restricted: "network_rejected",
+  invalid_target: "network_rejected",
+  not_found: "network_rejected",
+  wrong_number: "network_rejected",
+  bad_request: "validation_error",
+  validation_error: "validation_error",
 };
 
 const REQUEST_TIMEOUT_MS = 10_000;
@@ -125,6 +136,22 @@ class SimSession implements ProviderSession {
 
   timelock(): Promise<Timelock> {
     return this.request("timelock", {}) as Promise<Timelock>;
+  }
+
+  send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
+    return this.request("send", { to: chatId, message: content, ...options }) as Promise<SendResult>;
+  }
+
+  checkExists(phone: string): Promise<ExistsResult> {
+    return this.request("check-exists", { phone }) as Promise<ExistsResult>;
+  }
+
+  async markRead(_chatId: string, messageIds: string[]): Promise<void> {
+    if (messageIds.length > 0) await this.request("read", { ids: messageIds });
+  }
+
+  async presence(state: PresenceState, chatId?: string): Promise<void> {
+    await this.request("presence", { state, ...(chatId ? { to: chatId } : {}) });
   }
 
   // --- connection -------------------------------------------------------------------------
