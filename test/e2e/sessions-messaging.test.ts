@@ -24,17 +24,30 @@ const api = () => {
 };
 
 it("send: the other number's device receives exactly what was sent", async () => {
-  const sent = await api().send(a.id, `${b.phone}@c.us`, { type: "text", text: "olá, tudo bem?" }, { id: "gwtest0001" });
+  const sent = await api().send(
+    a.id,
+    `${b.phone}@c.us`,
+    { type: "text", text: "olá, tudo bem?" },
+    { id: "gwtest0001" },
+  );
   expect(sent).toMatchObject({ id: "gwtest0001", chatId: `${b.phone}@c.us` });
   expect(sent.timestamp).toBeGreaterThan(1_700_000_000);
   // Idempotent on our id: a retry does not send twice.
-  const again = await api().send(a.id, `${b.phone}@c.us`, { type: "text", text: "olá, tudo bem?" }, { id: "gwtest0001" });
+  const again = await api().send(
+    a.id,
+    `${b.phone}@c.us`,
+    { type: "text", text: "olá, tudo bem?" },
+    { id: "gwtest0001" },
+  );
   expect(again.id).toBe(sent.id);
   const out = (await (await c.sim("GET", `/simnet/phones/${a.phone}/sent`)).json()) as {
     messages: { id: string; message: { type: string; text: string } }[];
   };
   expect(out.messages.filter((m) => m.id === "gwtest0001")).toHaveLength(1);
-  expect(out.messages.find((m) => m.id === "gwtest0001")?.message).toMatchObject({ type: "text", text: "olá, tudo bem?" });
+  expect(out.messages.find((m) => m.id === "gwtest0001")?.message).toMatchObject({
+    type: "text",
+    text: "olá, tudo bem?",
+  });
 });
 
 it("send media: bytes and mimetype arrive intact", async () => {
