@@ -3,11 +3,11 @@
 // local stack, instances through the admin API, autocannon runs and their summaries.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { createServer } from "node:net";
 import os from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import autocannon from "autocannon";
 import { ROOT, up } from "../scripts/stack-lib.mjs";
@@ -103,17 +103,25 @@ export const freePort = async () => (await freePorts(1))[0];
 /**
  * Starts a command in its own process group (so that a whole tree — e.g. tsx and the node it
  * starts — is stopped together), keeps the last lines of its output, and registers its stop.
+ * With `logFile`, every line of its output (stdout + stderr) is also appended to that file.
  */
-export function spawnService({ name, command, args = [], env = process.env }) {
+export function spawnService({ name, command, args = [], env = process.env, logFile }) {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   const tail = [];
   let lines = 0;
+  let file;
+  if (logFile) {
+    mkdirSync(dirname(logFile), { recursive: true });
+    file = createWriteStream(logFile, { flags: "a" });
+    onCleanup(() => new Promise((r) => file.end(r))); // registered first: runs after the stop below
+  }
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on("line", (line) => {
       lines++;
       tail.push(line);
       if (tail.length > 40) tail.shift();
+      file?.write(`${line}\n`);
     });
   }
   let exit;
@@ -133,6 +141,7 @@ export function spawnService({ name, command, args = [], env = process.env }) {
   const service = {
     name,
     pid: child.pid,
+    logFile,
     child,
     exited,
     get exit() {
@@ -247,6 +256,16 @@ function machineBusyS() {
   }
 }
 
+/** Resident set size of a process in KiB (VmRSS from /proc/<pid>/status), or undefined. */
+export function rssKiB(pid) {
+  try {
+    const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The local stack's Redis server, from the pid file `pnpm stack up` writes. */
 export function stackRedisPid() {
   const file = join(process.env.STACK_DIR ?? join(ROOT, ".local"), "run", "redis.pid");
@@ -310,8 +329,9 @@ export const RATE_LIMIT = {
  * free ports and LOG_LEVEL=warn (no request logs). Its Redis keys are deleted at cleanup.
  * With `nodeArgs` (e.g. ["--cpu-prof", …], which Node refuses in NODE_OPTIONS) it runs
  * `node <nodeArgs> --import tsx services/main/src/main.ts` instead: the same loader, no wrapper.
+ * `logFile`: also append the process's output to that file.
  */
-export async function startGateway({ env = {}, nodeArgs } = {}) {
+export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
   const stack = await up();
   const [port, internalPort] = await freePorts(2);
   const prefix = `bench${randomBytes(4).toString("hex")}:`;
@@ -329,6 +349,8 @@ export async function startGateway({ env = {}, nodeArgs } = {}) {
     PUBLIC_BASE_URL: url,
     ADMIN_TOKEN: adminToken,
     INTERNAL_SECRET: `bench-internal-${randomBytes(16).toString("hex")}`,
+    // Seals webhook secrets at rest (required once webhooks land; an unknown variable before that).
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
     KEY_PREFIX: prefix,
     REDIS_URL: stack.redisUrl,
     TEMPORAL_ADDRESS: stack.temporalAddress,
@@ -350,8 +372,9 @@ export async function startGateway({ env = {}, nodeArgs } = {}) {
         command: process.execPath,
         args: [...nodeArgs, "--import", "tsx", entry],
         env: gwEnv,
+        logFile,
       })
-    : spawnService({ name: "gateway", command: TSX, args: [entry], env: gwEnv });
+    : spawnService({ name: "gateway", command: TSX, args: [entry], env: gwEnv, logFile });
   await waitForHttp(`${url}/healthz`, { service });
 
   const admin = async (method, path, json) => {
@@ -373,13 +396,17 @@ export async function startGateway({ env = {}, nodeArgs } = {}) {
     service,
     admin,
     /** `n` instances through `POST /v1/admin/instances`, `concurrency` requests at a time. */
-    async createInstances(n, { concurrency = 16, kind = "standard", name = "bench" } = {}) {
+    async createInstances(n, { concurrency = 16, kind = "standard", name = "bench", provider } = {}) {
       const out = new Array(n);
       let next = 0;
       const worker = async () => {
         while (next < n) {
           const i = next++;
-          const res = await admin("POST", "/v1/admin/instances", { name: `${name}-${i}`, kind });
+          const res = await admin("POST", "/v1/admin/instances", {
+            name: `${name}-${i}`,
+            kind,
+            ...(provider ? { provider } : {}),
+          });
           if (res.status !== 201) throw new Error(`POST /v1/admin/instances: ${res.status} ${await res.text()}`);
           const body = await res.json();
           out[i] = { id: body.instance.id, token: body.token };
@@ -448,7 +475,8 @@ export function spreadOverConnections(targets, connections, { method = "GET" } =
   };
 }
 
-function percentile(sorted, p) {
+/** Nearest-rank percentile of an ascending array (NaN when empty). */
+export function percentile(sorted, p) {
   if (sorted.length === 0) return Number.NaN;
   const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[idx];

@@ -18,12 +18,19 @@ if (!existsSync(secretsFile)) {
   writeFileSync(secretsFile, JSON.stringify({ AUTH_STATE_KEY: randomBytes(32).toString("base64") }, null, 2));
 }
 const devSecrets = JSON.parse(readFileSync(secretsFile, "utf8"));
+if (!devSecrets.WEBHOOK_SECRET_KEY) {
+  devSecrets.WEBHOOK_SECRET_KEY = randomBytes(32).toString("base64");
+  writeFileSync(secretsFile, JSON.stringify(devSecrets, null, 2));
+}
 const simnetPort = process.env.SIMNET_PORT ?? "8090";
 const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? "development",
   ROLES: process.env.ROLES ?? "gateway,session,simnet",
   AUTH_STATE_KEY: process.env.AUTH_STATE_KEY ?? devSecrets.AUTH_STATE_KEY,
+  WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? devSecrets.WEBHOOK_SECRET_KEY,
+  // Local receivers (http://127.0.0.1:3000/…) must work in development.
+  WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? "true",
   SIMNET_PORT: simnetPort,
   SIMNET_URL: process.env.SIMNET_URL ?? `ws://127.0.0.1:${simnetPort}`,
   PORT: port,

@@ -44,6 +44,7 @@ const HELM = {
 const REQUIRED = [
   "secrets.adminToken=lint-admin-token",
   "secrets.internalSecret=lint-internal-secret-0123456789",
+  `secrets.webhookSecretKey=${Buffer.alloc(32, 1).toString("base64")}`,
   "config.PUBLIC_BASE_URL=https://gateway.example.com",
 ];
 

@@ -47,6 +47,17 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/me", "get"],
   ["/instances/{instanceId}/capping", "get"],
   ["/instances/{instanceId}/timelock", "get"],
+  // Webhooks (spec 4.13) and recent events (4.14)
+  ["/instances/{instanceId}/webhooks", "post"],
+  ["/instances/{instanceId}/webhooks", "get"],
+  ["/instances/{instanceId}/webhooks/{webhookId}", "get"],
+  ["/instances/{instanceId}/webhooks/{webhookId}", "patch"],
+  ["/instances/{instanceId}/webhooks/{webhookId}", "delete"],
+  ["/instances/{instanceId}/webhooks/{webhookId}/rotate-secret", "post"],
+  ["/instances/{instanceId}/webhooks/{webhookId}/test", "post"],
+  ["/instances/{instanceId}/webhooks/{webhookId}/deliveries", "get"],
+  ["/instances/{instanceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "post"],
+  ["/instances/{instanceId}/events", "get"],
 ];
 
 let gw: TestGateway;

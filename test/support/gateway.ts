@@ -35,6 +35,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     INTERNAL_PORT: "0",
     LOG_LEVEL: "silent",
     ENABLE_SIM_PROVIDER: "true",
+    WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
+    WEBHOOK_ALLOW_PRIVATE: "true",
     ...overrides,
   };
 }

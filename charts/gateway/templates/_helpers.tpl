@@ -158,7 +158,7 @@ lifecycle:
 {{- end }}
 {{- end }}
 
-{{/* ADMIN_TOKEN, INTERNAL_SECRET (and REDIS_URL when asked) from the Secret. */}}
+{{/* ADMIN_TOKEN, INTERNAL_SECRET, WEBHOOK_SECRET_KEY (and REDIS_URL when asked) from the Secret. */}}
 {{- define "gw.secretEnv" -}}
 {{- $name := include "gw.secretName" . }}
 {{- $keys := .Values.secrets.keys }}
@@ -172,6 +172,11 @@ lifecycle:
     secretKeyRef:
       name: {{ $name }}
       key: {{ $keys.internalSecret }}
+- name: WEBHOOK_SECRET_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ $name }}
+      key: {{ $keys.webhookSecretKey }}
 {{- if .Values.secrets.redisUrlFromSecret }}
 - name: REDIS_URL
   valueFrom:

@@ -5,3 +5,4 @@ export * from "./events.ts";
 export * from "./instance.ts";
 export * from "./outbound.ts";
 export * from "./session.ts";
+export * from "./webhooks.ts";

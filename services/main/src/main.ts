@@ -3,6 +3,7 @@ import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
 import { startSessionRole } from "@gw/session";
 import { createSimnet, loadSimnetConfig, simnetOptionsFromConfig } from "@gw/simnet";
+import { startWorkerRole } from "@gw/worker";
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -24,6 +25,12 @@ if (config.ROLES.includes("simnet")) {
 
 const session = config.ROLES.includes("session") ? await startSessionRole(config, platform, log) : undefined;
 if (session) stops.push(() => session.close());
+
+if (config.ROLES.includes("worker")) {
+  const retryScheduleMs = config.NODE_ENV === "test" ? config.WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS : undefined;
+  const worker = await startWorkerRole(config, platform, log, { retryScheduleMs });
+  stops.push(() => worker.close());
+}
 
 if (config.ROLES.includes("gateway")) {
   const gateway = await buildGateway(config, platform, { localSession: session?.manager });

@@ -6,7 +6,7 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** The roles a process can run (ARCHITECTURE.md "Roles"); more arrive with their issues. */
-export const ROLE_NAMES = ["gateway", "session", "simnet"] as const;
+export const ROLE_NAMES = ["gateway", "session", "worker", "simnet"] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 /** Every setting the services read, validated once at start. Documented in .env.example. */
@@ -80,6 +80,25 @@ export const configSchema = z.object({
     .string()
     .regex(/^\d+,\d+,\d+$/)
     .optional(),
+
+  // Webhooks
+  /** 32 random bytes, base64: seals webhook secrets at rest (they must sign, so they are not hashed). */
+  WEBHOOK_SECRET_KEY: z.string().min(1, "WEBHOOK_SECRET_KEY is required (32 random bytes, base64)"),
+  /** Allow webhook (and media) URLs on private addresses and any port: local receivers in development and tests. */
+  WEBHOOK_ALLOW_PRIVATE: bool.default(false),
+  /** SMTP server for deactivation notices to account owners (smtp://user:pass@host:port); unset: no e-mail. */
+  SMTP_URL: z.string().optional(),
+  SMTP_FROM: z.string().default("Messaging Gateway <no-reply@localhost>"),
+  /** Temporal task queue of the worker role. */
+  TEMPORAL_TASK_QUEUE: z.string().default("gateway"),
+  /** Tests only (NODE_ENV=test): a shortened retry schedule, comma-separated ms. Ignored elsewhere. */
+  WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS: z
+    .string()
+    .regex(/^\d+(,\d+)*$/)
+    .transform((s) => s.split(",").map(Number))
+    .optional(),
+  /** Deliveries in flight per dispatcher process. */
+  DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(256),
 
   // Events
   EVENT_SHARDS: z.coerce.number().int().min(1).max(256).default(4),

@@ -30,6 +30,21 @@ export function shardOf(instanceId: string, shards: number): number {
  * machinery) publish spec 2.11 envelopes; one Redis Stream per shard, an instance always on
  * the same shard so its events keep their order. The dispatcher consumes them.
  */
+const RECENT_MS = 7 * 86_400_000;
+
+/** Conversation types the instance settings `ignore.*` can silence (spec 2.1, 6.4 rule 6). */
+export function ignoredChat(settings: Instance["settings"] | undefined, chatId: unknown): boolean {
+  if (!settings || typeof chatId !== "string") return false;
+  const { ignore } = settings;
+  if (chatId === "status@broadcast") return ignore.status;
+  if (chatId.endsWith("@broadcast")) return ignore.broadcast;
+  if (chatId.endsWith("@newsletter")) return ignore.channels;
+  if (chatId.endsWith("@g.us")) return ignore.groups;
+  return false;
+}
+
+type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
+
 export class EventBus {
   constructor(
     private readonly redis: Redis,
@@ -38,11 +53,7 @@ export class EventBus {
     private readonly maxLen: number,
   ) {}
 
-  envelope(
-    instance: Pick<Instance, "id" | "provider" | "phone" | "pushName">,
-    event: EventKind,
-    payload: Record<string, unknown>,
-  ): EventEnvelope {
+  envelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
     const now = Date.now();
     return {
       id: newEventId(now),
@@ -55,37 +66,80 @@ export class EventBus {
     };
   }
 
-  async publish(
-    instance: Pick<Instance, "id" | "provider" | "phone" | "pushName">,
-    event: EventKind,
-    payload: Record<string, unknown>,
-  ): Promise<EventEnvelope> {
+  /**
+   * Publishes an event: to its shard's stream (the dispatcher's input) and to the instance's
+   * 7-day history (GET /events), in one round trip. Events of conversation types the instance
+   * ignores are not emitted at all (answers null).
+   */
+  async publish(instance: Source, event: EventKind, payload: Record<string, unknown>): Promise<EventEnvelope | null> {
+    if (ignoredChat(instance.settings, payload.chatId)) return null;
     const env = this.envelope(instance, event, payload);
-    await this.redis.xadd(
-      this.k.events(shardOf(instance.id, this.shards)),
-      "MAXLEN",
-      "~",
-      this.maxLen,
-      "*",
-      "id",
-      env.id,
-      "event",
-      env.event,
-      "instanceId",
-      env.instanceId,
-      "envelope",
-      JSON.stringify(env),
-    );
+    const body = JSON.stringify(env);
+    const fields = ["id", env.id, "event", env.event, "instanceId", env.instanceId, "envelope", body];
+    await this.redis
+      .multi()
+      .xadd(this.k.events(shardOf(instance.id, this.shards)), "MAXLEN", "~", this.maxLen, "*", ...fields)
+      .xadd(
+        this.k.recentEvents(instance.id),
+        "MINID",
+        "~",
+        String(env.timestamp - RECENT_MS),
+        "*",
+        "event",
+        env.event,
+        "envelope",
+        body,
+      )
+      .pexpire(this.k.recentEvents(instance.id), RECENT_MS)
+      .exec();
     return env;
+  }
+
+  /**
+   * The instance's recent events, newest first: optional kinds, `since`/`until` (ms, inclusive),
+   * and a cursor (the stream id where the previous page stopped).
+   */
+  async recent(
+    instanceId: string,
+    q: {
+      kinds?: string[] | undefined;
+      since?: number | undefined;
+      until?: number | undefined;
+      limit: number;
+      cursor?: string | undefined;
+    },
+  ): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
+    const key = this.k.recentEvents(instanceId);
+    const floor = Math.max(q.since ?? 0, Date.now() - RECENT_MS);
+    let max = q.cursor ? `(${q.cursor}` : q.until !== undefined ? `${q.until}-18446744073709551615` : "+";
+    const min = `${floor}-0`;
+    const data: EventEnvelope[] = [];
+    let lastId: string | null = null;
+    // Kind filters can skip entries: read in batches, bounded, until the page is full.
+    for (let round = 0; round < 20 && data.length < q.limit; round++) {
+      const rows = await this.redis.xrevrange(key, max, min, "COUNT", Math.max(100, q.limit * 2));
+      if (rows.length === 0) {
+        lastId = null;
+        break;
+      }
+      for (const [id, fields] of rows) {
+        lastId = id;
+        if (!q.kinds || q.kinds.includes(fields[1]!)) data.push(JSON.parse(fields[3]!) as EventEnvelope);
+        if (data.length === q.limit) break;
+      }
+      max = `(${lastId}`;
+    }
+    const more = lastId !== null && (await this.redis.xrevrange(key, `(${lastId}`, min, "COUNT", 1)).length > 0;
+    return { data, nextCursor: more ? lastId : null };
   }
 
   /** `session.status`: the payload the spec leaves open (docs/api.md). */
   sessionStatus(
-    instance: Pick<Instance, "id" | "provider" | "phone" | "pushName">,
+    instance: Source,
     status: ConnectionStatus,
     previousStatus: ConnectionStatus | null,
     reason: string | null,
-  ): Promise<EventEnvelope> {
+  ): Promise<EventEnvelope | null> {
     return this.publish(instance, "session.status", {
       status,
       previousStatus,

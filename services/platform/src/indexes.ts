@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Redis } from "ioredis";
+import type { Repository } from "redis-om";
 import type { Keys } from "./keys.ts";
-import type { Repositories } from "./repositories.ts";
 
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
@@ -10,7 +10,7 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call
  * check-then-act (read the schema hash, drop, create), so replicas booting together would
  * otherwise fail with "Index already exists" or drop an index another one just made.
  */
-export async function ensureIndexes(redis: Redis, repos: Repositories, k: Keys, timeoutMs = 30_000): Promise<void> {
+export async function ensureIndexes(redis: Redis, repos: Repository[], k: Keys, timeoutMs = 30_000): Promise<void> {
   const lock = `${k.prefix}lock:indexes`;
   const owner = randomBytes(8).toString("hex");
   const until = Date.now() + timeoutMs;
@@ -19,7 +19,7 @@ export async function ensureIndexes(redis: Redis, repos: Repositories, k: Keys, 
     await new Promise((r) => setTimeout(r, 25 + Math.random() * 50));
   }
   try {
-    for (const repo of Object.values(repos)) await repo.createIndex();
+    for (const repo of repos) await repo.createIndex();
   } finally {
     await redis.eval(RELEASE, 1, lock, owner);
   }

@@ -26,6 +26,16 @@ export function keys(prefix: string) {
     authCreds: (id: string) => `${prefix}as:${id}:creds`,
     authKeys: (id: string, type: string) => `${prefix}as:${id}:k:${type}`,
     authKeyTypes: (id: string) => `${prefix}as:${id}:types`,
+    /** Per instance, the last 7 days of events (spec 4.14). */
+    recentEvents: (instanceId: string) => `${prefix}recent:${instanceId}`,
+    webhookDoc: (id: string) => `${prefix}webhook:${id}`,
+    delivery: (id: string) => `${prefix}dlv:${id}`,
+    /** ZSET deliveryId → created ms, per webhook (7 days). */
+    webhookDeliveries: (webhookId: string) => `${prefix}wh:${webhookId}:dlv`,
+    /** ZSET `<deliveryId>:<ms>` → at ms, successful deliveries of the last 24 h. */
+    webhookResponseTimes: (webhookId: string) => `${prefix}wh:${webhookId}:rt`,
+    /** Stream of deactivations, for operators. */
+    webhookDeactivations: `${prefix}webhook-deactivations`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

@@ -9,6 +9,8 @@ import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
+import { Sealer } from "./sealed.ts";
+import { WebhookStore } from "./webhooks.ts";
 
 /** The shared state layer every role stands on: Redis clients, repositories and stores. */
 export async function createPlatform(config: Config) {
@@ -17,7 +19,8 @@ export async function createPlatform(config: Config) {
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
-  await ensureIndexes(redis, repos, k);
+  const webhooks = new WebhookStore(redis, om, k, new Sealer(config.WEBHOOK_SECRET_KEY));
+  await ensureIndexes(redis, [...Object.values(repos), webhooks.repo], k);
 
   const accounts = new AccountStore(redis, repos, k);
   const instances = new InstanceStore(redis, repos, accounts, k, {
@@ -38,6 +41,7 @@ export async function createPlatform(config: Config) {
     config,
     leases,
     events,
+    webhooks,
     keys: k,
     redis,
     accounts,
@@ -46,6 +50,12 @@ export async function createPlatform(config: Config) {
     authorizer,
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
+    },
+    /** Calls `fn(instanceId)` whenever an instance's webhooks change (any replica). */
+    webhookInvalidations(fn: (instanceId: string) => void): void {
+      subscriber.on("message", (_channel: string, message: string) => {
+        if (message.startsWith("webhooks:")) fn(message.slice("webhooks:".length));
+      });
     },
     /** A new connection for a role that needs its own (blocking reads, subscriptions). */
     duplicate(name: string) {

@@ -1,4 +1,4 @@
-import { ACCOUNT_ID_RE, ApiError, INSTANCE_ID_RE } from "@gw/contracts";
+import { ACCOUNT_ID_RE, ApiError, DELIVERY_ID_RE, INSTANCE_ID_RE, WEBHOOK_ID_RE } from "@gw/contracts";
 import { type Config, type Platform, secretMatches } from "@gw/platform";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
@@ -17,7 +17,12 @@ type ProcedureFn = (opts: {
 }) => Promise<unknown>;
 
 /** Path ids of the wrong shape cannot name any resource: 404 before anything else. */
-const PATH_ID_PATTERNS: Record<string, RegExp> = { instanceId: INSTANCE_ID_RE, accountId: ACCOUNT_ID_RE };
+const PATH_ID_PATTERNS: Record<string, RegExp> = {
+  instanceId: INSTANCE_ID_RE,
+  accountId: ACCOUNT_ID_RE,
+  webhookId: WEBHOOK_ID_RE,
+  deliveryId: DELIVERY_ID_RE,
+};
 
 declare module "fastify" {
   interface FastifyRequest {

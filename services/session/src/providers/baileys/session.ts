@@ -1,16 +1,38 @@
-import { ApiError, type ConnectionStatus, type Instance } from "@gw/contracts";
+import {
+  ApiError,
+  type ConnectionStatus,
+  type ExistsResult,
+  type Instance,
+  type OutboundContent,
+  type PresenceState,
+  type SendOptions,
+  type SendResult,
+} from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
   type ConnectionState,
+  isJidGroup,
   makeWASocket,
   type UserFacingSocketConfig,
   type WABrowserDescription,
+  type WAMessage,
+  type WAMessageKey,
   type WASocket,
   type WAVersion,
 } from "@whiskeysockets/baileys";
 import type { ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
+import { mapNetworkError } from "./errors.ts";
+import {
+  brazilianAlternative,
+  isBareMessageId,
+  type OutboundContext,
+  parseMessageId,
+  toBaileysContent,
+  toChatId,
+  toJid,
+} from "./outbound.ts";
 import {
   type DisconnectAction,
   type DisconnectRecord,
@@ -40,6 +62,14 @@ export interface BaileysSessionOptions {
   logoutTimeoutMs?: number;
   /** Reconnect policy tuning (tests shorten the delays). */
   policy?: Partial<PolicyTuning>;
+  /**
+   * The stored message for a key (quotes, reactions to bare ids, and Baileys' `getMessage` for
+   * retries). Keys built from a bare id carry only `remoteJid` and `id`. Default: none stored
+   * (a later issue stores messages), so quoting answers 422 `reply_to`.
+   */
+  loadMessage?: (key: WAMessageKey) => Promise<WAMessage | undefined>;
+  /** How long `checkExists` waits for the LID of a number that exists; default 5 s (then `lid: null`). */
+  lidLookupTimeoutMs?: number;
 }
 
 const PASSKEY_MESSAGE =
@@ -89,6 +119,8 @@ class BaileysSession implements ProviderSession {
   private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
   private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
   private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
+  /** Participant JIDs per group for `mentions: ["all"]`; dropped when the group changes. */
+  private readonly groupParticipantsCache = new BoundedCache(200, 5 * 60_000);
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -105,6 +137,8 @@ class BaileysSession implements ProviderSession {
   private pairingAttempts: number[] = [];
   private saveChain: Promise<void> = Promise.resolve();
   private saveQueued = false;
+  /** Aborts of messaging calls in flight on the current socket. */
+  private readonly pendingCalls = new Set<(err: ApiError) => void>();
 
   constructor(
     private readonly ctx: ProviderContext,
@@ -158,6 +192,7 @@ class BaileysSession implements ProviderSession {
       this.generation++;
       this.sock = null;
       this.opened = false;
+      this.abortCalls();
       try {
         await withTimeout(sock.logout(), this.opts.logoutTimeoutMs ?? 10_000);
       } catch (err) {
@@ -257,6 +292,155 @@ class BaileysSession implements ProviderSession {
     }
   }
 
+  // ── messaging ────────────────────────────────────────────────────────────
+
+  async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
+    const sock = this.openSocket();
+    return this.call("send", async () => {
+      const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
+      const sent = await sock.sendMessage(out.jid, out.content, out.options);
+      const id = sent?.key.id;
+      if (!sent || !id) throw new ApiError("network_error");
+      return { id, chatId: toChatId(sent.key.remoteJid || out.jid), timestamp: unixSecondsOf(sent.messageTimestamp) };
+    });
+  }
+
+  async checkExists(phone: string): Promise<ExistsResult> {
+    const sock = this.openSocket();
+    const raw = phone.trim();
+    const digits = (raw.split("@")[0] ?? "").replace(/\D/g, "");
+    if (/@lid$/.test(raw) || !/^\d{8,15}$/.test(digits)) {
+      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
+        phone: "informe o número no formato internacional, só dígitos",
+      });
+    }
+    return this.call("checkExists", async () => {
+      let jid = await registeredJid(sock, digits);
+      const alternative = brazilianAlternative(digits);
+      if (!jid && alternative) jid = await registeredJid(sock, alternative);
+      if (!jid) return { exists: false, chatId: null, lid: null };
+      return { exists: true, chatId: toChatId(jid), lid: await this.lidFor(sock, jid) };
+    });
+  }
+
+  async markRead(chatId: string, messageIds: string[]): Promise<void> {
+    const sock = this.openSocket();
+    const jid = chatJid(chatId);
+    const keys: WAMessageKey[] = [];
+    for (const value of messageIds) {
+      const parsed = parseMessageId(value);
+      if (parsed) {
+        // Our own messages get no read receipt (Baileys drops them too).
+        if (!parsed.fromMe) keys.push(parsed);
+        continue;
+      }
+      if (!isBareMessageId(value)) {
+        throw new ApiError("validation_error", "Id de mensagem inválido.", { messageIds: "id de mensagem inválido" });
+      }
+      if (isJidGroup(jid)) {
+        // A group receipt names the sender; a bare id does not say who it was.
+        throw new ApiError("validation_error", "Em grupos, use o id completo da mensagem (com o participante).", {
+          messageIds: "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
+        });
+      }
+      keys.push({ remoteJid: jid, id: value.trim(), fromMe: false });
+    }
+    if (keys.length === 0) return;
+    await this.call("markRead", async () => {
+      // readMessages asks for the privacy settings first (once per socket); unanswered, Baileys
+      // fails with a TypeError on the missing response node: a timeout, not a bug of ours.
+      await sock.readMessages(keys).catch((err: unknown) => {
+        throw err instanceof TypeError ? new ApiError("network_timeout") : err;
+      });
+    });
+  }
+
+  async presence(state: PresenceState, chatId?: string): Promise<void> {
+    const sock = this.openSocket();
+    let jid: string | undefined;
+    if (state === "available" || state === "unavailable") {
+      // Baileys silently skips a global presence when the account has no push name.
+      if (!sock.authState.creds.me?.name) {
+        throw new ApiError(
+          "bad_request",
+          "A conta não tem nome de perfil: defina um nome no WhatsApp para enviar presença online/offline.",
+        );
+      }
+    } else {
+      if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
+      jid = chatJid(chatId);
+    }
+    await this.call("presence", () => sock.sendPresenceUpdate(state, jid));
+  }
+
+  /**
+   * Runs one messaging call on the open socket, with its errors mapped. When that socket closes
+   * (or is retired) first, the call answers `instance_not_connected` at once: Baileys' `end()`
+   * removes its listeners, so a pending query would otherwise wait out the query timeout.
+   */
+  private async call<T>(op: string, fn: () => Promise<T>): Promise<T> {
+    let abort: (err: ApiError) => void = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      abort = reject;
+    });
+    this.pendingCalls.add(abort);
+    try {
+      return await Promise.race([fn(), aborted]);
+    } catch (err) {
+      throw this.messagingError(op, err);
+    } finally {
+      this.pendingCalls.delete(abort);
+    }
+  }
+
+  private abortCalls(): void {
+    const pending = [...this.pendingCalls];
+    this.pendingCalls.clear();
+    for (const abort of pending) abort(new ApiError("instance_not_connected"));
+  }
+
+  private outboundContext(sock: WASocket): OutboundContext {
+    return {
+      me: sock.authState.creds.me,
+      loadMessage: (key) => this.loadMessage(key),
+      groupParticipants: (jid) => this.groupParticipants(sock, jid),
+    };
+  }
+
+  private async loadMessage(key: WAMessageKey): Promise<WAMessage | undefined> {
+    return this.opts.loadMessage ? this.opts.loadMessage(key) : undefined;
+  }
+
+  private async groupParticipants(sock: WASocket, jid: string): Promise<string[]> {
+    const cached = this.groupParticipantsCache.get<string[]>(jid);
+    if (cached) return cached;
+    const metadata = await sock.groupMetadata(jid);
+    const ids = metadata.participants.map((p) => p.id);
+    this.groupParticipantsCache.set(jid, ids);
+    return ids;
+  }
+
+  /** The LID of a registered number: local mapping store, else one USync LID query; null on failure. */
+  private async lidFor(sock: WASocket, pnJid: string): Promise<string | null> {
+    try {
+      const lid = await withTimeout(
+        sock.signalRepository.lidMapping.getLIDForPN(pnJid),
+        this.opts.lidLookupTimeoutMs ?? 5_000,
+      );
+      return lid ? toChatId(lid) : null;
+    } catch (err) {
+      this.log.debug({ err }, "LID lookup failed");
+      return null;
+    }
+  }
+
+  private messagingError(op: string, err: unknown): ApiError {
+    if (err instanceof StaleLeaseError) this.onStaleLease(err);
+    const mapped = mapNetworkError(err);
+    if (!(err instanceof ApiError)) this.log.warn({ err, op, code: mapped.code }, "messaging call failed");
+    return mapped;
+  }
+
   // ── internals ────────────────────────────────────────────────────────────
 
   private openSocket(): WASocket {
@@ -273,7 +457,14 @@ class BaileysSession implements ProviderSession {
       markOnlineOnConnect: false,
       syncFullHistory: false,
       // A later issue stores messages; until then a miss is the honest answer (reference §1.1).
-      getMessage: async () => undefined,
+      getMessage: async (key) => {
+        try {
+          return (await this.loadMessage(key))?.message ?? undefined;
+        } catch (err) {
+          this.log.warn({ err }, "getMessage lookup failed");
+          return undefined;
+        }
+      },
       // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
       transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },
       msgRetryCounterCache: this.msgRetryCounterCache,
@@ -312,6 +503,10 @@ class BaileysSession implements ProviderSession {
       if (gen !== this.generation) return;
       this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
     });
+    sock.ev.on("group-participants.update", ({ id }) => this.groupParticipantsCache.del(id));
+    sock.ev.on("groups.update", (updates) => {
+      for (const u of updates) if (u.id) this.groupParticipantsCache.del(u.id);
+    });
     sock.ev.on("creds.update", () => {
       if (gen !== this.generation) return;
       void this.saveCreds();
@@ -325,6 +520,7 @@ class BaileysSession implements ProviderSession {
       this.generation++;
       this.sock = null;
       this.opened = false;
+      this.abortCalls();
     }
     if (!sock) return;
     try {
@@ -365,6 +561,7 @@ class BaileysSession implements ProviderSession {
     this.sock = null;
     this.opened = false;
     this.qr = null;
+    this.abortCalls();
     if (!this.active) return;
     if (error instanceof StaleLeaseError) {
       this.onStaleLease(error);
@@ -540,6 +737,34 @@ function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The JID of a chat id, or 422 `chatId`. */
+function chatJid(chatId: string): string {
+  const jid = toJid(chatId);
+  if (!jid) {
+    throw new ApiError("validation_error", "chatId inválido.", {
+      chatId: "use <número>@c.us, um @lid, um @g.us ou um @newsletter",
+    });
+  }
+  return jid;
+}
+
+/**
+ * The JID the network registered for a number. `onWhatsApp` lists only numbers that exist (an
+ * empty list: none), and answers undefined when the query got no answer in time.
+ */
+async function registeredJid(sock: WASocket, digits: string): Promise<string | undefined> {
+  const results = await sock.onWhatsApp(digits);
+  if (!results) throw new ApiError("network_timeout", "A rede de mensagens não respondeu à consulta do número.");
+  return results.find((r) => r.exists && r.jid)?.jid;
+}
+
+/** `messageTimestamp` (number or protobuf Long, seconds) as a number; now when absent. */
+function unixSecondsOf(ts: WAMessage["messageTimestamp"]): number {
+  if (typeof ts === "number") return ts;
+  if (ts) return Number(ts.toString());
+  return Math.floor(Date.now() / 1000);
 }
 
 export function createBaileysSession(ctx: ProviderContext, opts: BaileysSessionOptions = {}): ProviderSession {

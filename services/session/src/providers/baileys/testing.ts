@@ -41,6 +41,8 @@ export async function redisHarness(): Promise<RedisHarness> {
     INTERNAL_SECRET: "test-internal-secret-0123456789",
     KEY_PREFIX: `t${randomBytes(5).toString("hex")}:`,
     LOG_LEVEL: "silent",
+    // Required by the platform config since the webhooks work; unused by these tests.
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
   });
   const platform = await createPlatform(config);
   const sealer = new Sealer(randomBytes(32).toString("base64"));

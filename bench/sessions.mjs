@@ -1,0 +1,555 @@
+// pnpm bench sessions — session pods at scale, every role in its own process (simnet, gateway,
+// session pods; services/main/src/main.ts with ROLES), on the local stack's Redis.
+//
+// 1. Start: N (1,000) paired sim instances, all STOPPED, are started through the gateway on ONE
+//    session pod: time from the first start request until every instance is WORKING (simnet's
+//    open connections, confirmed by the `session.status` events and the admin listing),
+//    p50/p95 per instance (its start request → its WORKING event), and the pod's memory per
+//    connected instance ((VmRSS with N connected − VmRSS of the same fresh pod with 0) / N).
+// 2. Failover: a second pod joins, the instances rebalance over the two (rendezvous hashing),
+//    then pod-a is killed with SIGKILL at T0: for every instance it held, seconds from T0 to its
+//    first WORKING event after T0 (target p95 <= 5 s); simnet's conflicts and instanceOverlaps
+//    must stay 0.
+//
+// Setup (not timed): create N instances, start and pair each (a virtual phone scans its QR),
+// wait all WORKING, stop all, wait all STOPPED, restart the pod (fresh process for the memory
+// baseline and the timed start).
+//
+// Environment: BENCH_INSTANCES (default 1000), BENCH_LEASE_TTL_MS (3000), BENCH_START_CONCURRENCY
+// (start requests in flight in the timed start, 50), BENCH_SETUP_CONCURRENCY (20), BENCH_SETTLE_MS
+// (wait before each RSS reading, 5000), BENCH_POD_LOG_LEVEL (info; pods' output goes to
+// .local/bench/sessions-<time>/), BENCH_CPU_PROF=1 (the pod of the timed start runs under
+// `node --cpu-prof`; after the start it is stopped gracefully to write the profile, a new pod-a
+// takes the instances back, and the hot spots of the timed start are printed at the end; figures
+// taken under the profiler are not comparable to normal runs).
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import {
+  cpuMeter,
+  formatCores,
+  freePort,
+  intEnv,
+  log,
+  machineFacts,
+  onCleanup,
+  percentile,
+  ROOT,
+  requireFrom,
+  rssKiB,
+  runCleanups,
+  sleep,
+  spawnService,
+  stackRedisPid,
+  startGateway,
+  waitForHttp,
+} from "./lib.mjs";
+import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
+
+export const description =
+  "1,000 sim instances on one session pod: time to all WORKING, p50/p95 per instance, KiB per connection; kill -9 failover p95 (target <= 5 s)";
+
+const FAILOVER_TARGET_S = 5;
+const ENTRY = "services/main/src/main.ts";
+const AUTH_STATE_KEY = Buffer.alloc(32, 11).toString("base64");
+
+const sec = (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "n/a");
+
+/** Runs `fn(item, index)` over `items`, `concurrency` at a time. */
+async function pool(items, concurrency, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Polls `check` until it is truthy; on timeout the error carries `explain()` (what is still off). */
+async function until(check, what, { timeoutMs, intervalMs = 250, explain }) {
+  const start = Date.now();
+  for (;;) {
+    const v = await check();
+    if (v) return Date.now() - start;
+    if (Date.now() - start > timeoutMs) {
+      const detail = explain ? `: ${await explain().catch((err) => `(explain failed: ${err.message})`)}` : "";
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${detail}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Rendezvous ranking exactly as services/platform/src/leases.ts rankPods: the expected owner. */
+function expectedOwner(instanceId, podIds) {
+  const w = (podId) => createHash("sha1").update(`${podId}\0${instanceId}`).digest().readUInt32BE(0);
+  return [...podIds].sort((a, b) => w(b) - w(a) || (a < b ? -1 : 1))[0];
+}
+
+const stats = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    max: sorted.length ? sorted[sorted.length - 1] : Number.NaN,
+    min: sorted.length ? sorted[0] : Number.NaN,
+  };
+};
+
+export default async function sessionsBench() {
+  const n = intEnv("BENCH_INSTANCES", 1000);
+  const leaseTtlMs = intEnv("BENCH_LEASE_TTL_MS", 3000, { min: 500 });
+  const startConcurrency = intEnv("BENCH_START_CONCURRENCY", 50);
+  const setupConcurrency = intEnv("BENCH_SETUP_CONCURRENCY", 20);
+  const settleMs = intEnv("BENCH_SETTLE_MS", 5000, { min: 0 });
+  const podLogLevel = process.env.BENCH_POD_LOG_LEVEL || "info";
+  const profile = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
+  const logDir = join(ROOT, ".local", "bench", `sessions-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+
+  const out = console.log;
+  const m = machineFacts();
+  out(`bench sessions: ${n} sim instances, session pods as separate processes`);
+  out(`machine: nproc ${m.nproc}, ${m.cpu}, ${m.memGiB} GiB, ${m.os}`);
+  out(`node ${m.node}; load average before the run: ${m.loadavg}`);
+  out(
+    `processes: simnet, gateway, session pods (node --import tsx ${ENTRY}, ROLES=…), Redis Stack, and the ` +
+      `bench driver, all on this machine`,
+  );
+  out(
+    `settings: LEASE_TTL_MS=${leaseTtlMs} (pods renew and reconcile every ${Math.floor(leaseTtlMs / 3)} ms; a dead ` +
+      `pod's leases expire within ${leaseTtlMs} ms), OWNER_WAIT_MS default, EVENT_SHARDS 4, ` +
+      `start concurrency ${startConcurrency}, setup concurrency ${setupConcurrency}, settle ${settleMs} ms before RSS readings`,
+  );
+  out(`pods: LOG_LEVEL=${podLogLevel}, output in ${logDir}`);
+  if (profile)
+    out("pod-a of the timed start: under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
+  out("");
+
+  const results = {};
+  let code = 0;
+  try {
+    // --- processes ------------------------------------------------------------------------
+    const simnetPort = await freePort();
+    const simnetUrl = `http://127.0.0.1:${simnetPort}`;
+    const simnetWs = `ws://127.0.0.1:${simnetPort}`;
+    log("starting the stack (if needed) and the gateway");
+    const gw = await startGateway({
+      env: { ENABLE_SIM_PROVIDER: "true", SIMNET_URL: simnetWs },
+      logFile: join(logDir, "gateway.log"),
+    });
+    const base = {
+      ...gw.env,
+      AUTH_STATE_KEY,
+      LEASE_TTL_MS: String(leaseTtlMs),
+      SIMNET_URL: simnetWs,
+    };
+    const simnet = spawnService({
+      name: "simnet",
+      command: process.execPath,
+      args: ["--import", "tsx", ENTRY],
+      env: {
+        ...base,
+        ROLES: "simnet",
+        SIMNET_PORT: String(simnetPort),
+        // No QR expires during setup (pairing 1,000 takes a while on 2 cores).
+        SIMNET_QR_INTERVAL_MS: "60000",
+        SIMNET_QR_LIMIT: "10",
+        LOG_LEVEL: "warn",
+      },
+      logFile: join(logDir, "simnet.log"),
+    });
+    await waitForHttp(`${simnetUrl}/healthz`, { service: simnet });
+
+    let podSeq = 0;
+    const startPod = async (podId, { nodeArgs = [] } = {}) => {
+      const port = await freePort();
+      const svc = spawnService({
+        name: podId,
+        command: process.execPath, // node itself (no tsx wrapper): its pid is the pod's, for VmRSS and kill -9
+        args: [...nodeArgs, "--import", "tsx", ENTRY],
+        env: { ...base, ROLES: "session", POD_ID: podId, SESSION_PORT: String(port), LOG_LEVEL: podLogLevel },
+        logFile: join(logDir, `${podId}-${++podSeq}.log`),
+      });
+      await waitForHttp(`http://127.0.0.1:${port}/healthz`, { service: svc });
+      return svc;
+    };
+
+    const bearer = { authorization: `Bearer ${gw.adminToken}` };
+    const sim = async (method, path, json) => {
+      const res = await fetch(simnetUrl + path, {
+        method,
+        headers: { ...bearer, ...(json !== undefined ? { "content-type": "application/json" } : {}) },
+        body: json !== undefined ? JSON.stringify(json) : undefined,
+      });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    };
+    const connections = async () => {
+      const r = await sim("GET", "/simnet/connections");
+      if (r.status !== 200) throw new Error(`GET /simnet/connections: ${r.status}`);
+      return r.body.connections;
+    };
+    const openConns = async () => (await connections()).filter((c) => c.state === "open");
+    const simStats = async () => (await sim("GET", "/simnet/stats")).body;
+
+    const lifecycle = async (inst, op) => {
+      const res = await fetch(`${gw.url}/v1/instances/${inst.id}/${op}`, {
+        method: "POST",
+        headers: { "x-instance-token": inst.token },
+      });
+      const text = await res.text();
+      if (res.status !== 200) throw new Error(`POST /v1/instances/${inst.id}/${op}: ${res.status} ${text}`);
+    };
+    /** Every instance's connectionStatus through the admin listing (pages of 500). */
+    const statuses = async () => {
+      const byId = new Map();
+      let cursor = null;
+      do {
+        const res = await gw.admin("GET", `/v1/admin/instances?limit=500${cursor ? `&cursor=${cursor}` : ""}`);
+        if (res.status !== 200) throw new Error(`GET /v1/admin/instances: ${res.status} ${await res.text()}`);
+        const page = await res.json();
+        for (const i of page.data) byId.set(i.id, i.connectionStatus);
+        cursor = page.nextCursor;
+      } while (cursor);
+      return byId;
+    };
+    const countStatus = (byId, status) => [...byId.values()].filter((s) => s === status).length;
+    /** What is off, for timeouts: statuses by count, simnet connections by pod and state, a few examples. */
+    const explainState = async () => {
+      const byId = await statuses();
+      const count = (xs) => Object.entries(xs.reduce((a, x) => ({ ...a, [x]: (a[x] ?? 0) + 1 }), {}));
+      const conns = await connections();
+      return (
+        `statuses ${JSON.stringify(Object.fromEntries(count([...byId.values()])))}; ` +
+        `simnet connections ${JSON.stringify(Object.fromEntries(count(conns.map((c) => `${c.pod}/${c.state}`))))}; ` +
+        `e.g. ${JSON.stringify(conns.slice(0, 3))}, not STOPPED/WORKING: ${JSON.stringify(
+          [...byId].filter(([, st]) => st !== "STOPPED" && st !== "WORKING").slice(0, 5),
+        )}`
+      );
+    };
+
+    // session.status events, read straight from the Redis Streams (one per shard).
+    const { Redis } = requireFrom("services/platform")("ioredis");
+    const redis = new Redis(gw.redisUrl, { connectionName: "bench-sessions" });
+    onCleanup(() => redis.disconnect());
+    const shardKeys = Array.from({ length: 4 }, (_, s) => `${gw.prefix}events:${s}`);
+    /** The last entry id of each shard: read from there on with `eventsSince`. */
+    const markEvents = async () =>
+      Promise.all(shardKeys.map(async (k) => (await redis.xrevrange(k, "+", "-", "COUNT", 1))[0]?.[0] ?? "0-0"));
+    const eventsSince = async (marks) => {
+      const events = [];
+      await Promise.all(
+        shardKeys.map(async (key, s) => {
+          let from = `(${marks[s]}`;
+          for (;;) {
+            const batch = await redis.xrange(key, from, "+", "COUNT", 5000);
+            for (const [id, fields] of batch) {
+              const env = JSON.parse(fields[fields.indexOf("envelope") + 1]);
+              if (env.event !== "session.status") continue;
+              events.push({
+                id,
+                instanceId: env.instanceId,
+                ts: env.timestamp,
+                status: env.payload.status,
+                previous: env.payload.previousStatus,
+              });
+            }
+            if (batch.length < 5000) break;
+            from = `(${batch[batch.length - 1][0]}`;
+          }
+        }),
+      );
+      return events.sort((a, b) => a.ts - b.ts);
+    };
+    /** For each id, the first event with `status` at or after `sinceOf(id)` (ms). */
+    const firstOf = (events, status, ids, sinceOf) => {
+      const want = new Set(ids);
+      const first = new Map();
+      for (const e of events) {
+        if (e.status !== status || !want.has(e.instanceId) || first.has(e.instanceId)) continue;
+        if (e.ts >= sinceOf(e.instanceId)) first.set(e.instanceId, e.ts);
+      }
+      return first;
+    };
+
+    let podA = await startPod("pod-a");
+
+    // --- setup (not timed) ------------------------------------------------------------------
+    let t = Date.now();
+    log(`setup: creating ${n} sim instances`);
+    const instances = await gw.createInstances(n, { provider: "sim", name: "sess" });
+    instances.forEach((inst, i) => {
+      inst.phone = `55219${String(7000000 + i).padStart(8, "0")}`;
+    });
+    log(`setup: created in ${sec(Date.now() - t)} s; starting and pairing each (concurrency ${setupConcurrency})`);
+    t = Date.now();
+    let paired = 0;
+    await pool(instances, setupConcurrency, async (inst) => {
+      await lifecycle(inst, "start");
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        if (Date.now() > deadline) throw new Error(`${inst.id}: no QR to scan within 120 s`);
+        const qr = await sim("GET", `/simnet/instances/${inst.id}/qr`);
+        if (qr.status === 200) {
+          const scan = await sim("POST", `/simnet/phones/${inst.phone}/scan`, { qr: qr.body.value });
+          if (scan.status === 200) break;
+          if (scan.status !== 404) throw new Error(`scan ${inst.id}: ${scan.status} ${JSON.stringify(scan.body)}`);
+        }
+        await sleep(100);
+      }
+      if (++paired % 250 === 0) log(`setup: ${paired} paired`);
+    });
+    await until(async () => (await openConns()).length === n, `${n} open connections after pairing`, {
+      timeoutMs: 120_000,
+      intervalMs: 500,
+      explain: explainState,
+    });
+    await until(async () => countStatus(await statuses(), "WORKING") === n, "all WORKING after pairing", {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      explain: explainState,
+    });
+    log(`setup: ${n} paired and WORKING in ${sec(Date.now() - t)} s; stopping all`);
+    t = Date.now();
+    await pool(instances, setupConcurrency, (inst) => lifecycle(inst, "stop"));
+    await until(
+      async () => (await connections()).length === 0 && countStatus(await statuses(), "STOPPED") === n,
+      "all STOPPED, no connection left",
+      { timeoutMs: 60_000, intervalMs: 500, explain: explainState },
+    );
+    log(`setup: all STOPPED in ${sec(Date.now() - t)} s`);
+    await sleep(settleMs);
+    results.rssAfterStopKiB = rssKiB(podA.pid);
+
+    // A fresh pod for the memory baseline and the timed start (pairings stay in Redis).
+    log("setup: restarting pod-a (graceful) for a fresh process");
+    await podA.stop();
+    const profileDir = profile ? join(logDir, "profile") : undefined;
+    if (profileDir) mkdirSync(profileDir, { recursive: true });
+    podA = await startPod("pod-a", { nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
+    await sleep(settleMs);
+    results.rss0KiB = rssKiB(podA.pid);
+
+    // --- 1. timed start on one pod ----------------------------------------------------------
+    log(`start: ${n} start requests, ${startConcurrency} in flight; polling /simnet/connections`);
+    const marks1 = await markEvents();
+    const sentAt = new Map();
+    const meter = cpuMeter({ services: [simnet, gw.service, podA], pids: { redis: stackRedisPid() } });
+    const t1 = Date.now();
+    const window = { startUs: Number(process.hrtime.bigint() / 1000n) };
+    let allOpenMs = Number.NaN;
+    let requestsDoneMs = Number.NaN;
+    let polls = 0;
+    const poller = until(
+      async () => {
+        polls++;
+        return (await openConns()).length === n;
+      },
+      `${n} open connections`,
+      { timeoutMs: 180_000, intervalMs: 100, explain: explainState },
+    ).then(() => {
+      allOpenMs = Date.now() - t1;
+      window.endUs = Number(process.hrtime.bigint() / 1000n);
+    });
+    await pool(instances, startConcurrency, async (inst) => {
+      sentAt.set(inst.id, Date.now());
+      await lifecycle(inst, "start");
+    });
+    requestsDoneMs = Date.now() - t1;
+    await poller;
+    results.startCores = meter.stop();
+    // Confirmation: every instance's WORKING event (after its start request) and the listing.
+    const ids = instances.map((i) => i.id);
+    let working1;
+    await until(
+      async () => {
+        working1 = firstOf(await eventsSince(marks1), "WORKING", ids, (id) => sentAt.get(id));
+        return working1.size === n;
+      },
+      "a WORKING event for every instance",
+      { timeoutMs: 30_000, explain: explainState },
+    );
+    await until(async () => countStatus(await statuses(), "WORKING") === n, "all WORKING in the admin listing", {
+      timeoutMs: 30_000,
+      explain: explainState,
+    });
+    const perInstance1 = ids.map((id) => working1.get(id) - sentAt.get(id));
+    results.start = {
+      allOpenMs,
+      requestsDoneMs,
+      polls,
+      lastWorkingEventMs: Math.max(...working1.values()) - t1,
+      perInstance: stats(perInstance1),
+      onPod: (await openConns()).filter((c) => c.pod === "pod-a").length,
+    };
+    log(`start: all ${n} open after ${sec(allOpenMs)} s`);
+    await sleep(settleMs);
+    results.rss1KiB = rssKiB(podA.pid);
+    if (profileDir) {
+      log("profile: stopping pod-a gracefully (writes its profile); a new pod-a takes the instances back");
+      await podA.stop();
+      results.profile = { file: newestProfiles(profileDir)[0], window };
+      podA = await startPod("pod-a");
+      await until(async () => (await openConns()).length === n, "all open on the new pod-a", {
+        timeoutMs: 60_000,
+        explain: explainState,
+      });
+    }
+
+    // --- 2. failover --------------------------------------------------------------------------
+    log("failover: starting pod-b, waiting for the rebalance");
+    const podB = await startPod("pod-b");
+    const tB = Date.now();
+    const expected = new Map(ids.map((id) => [id, expectedOwner(id, ["pod-a", "pod-b"])]));
+    const balanced = async () => {
+      const open = await openConns();
+      return open.length === n && open.every((c) => expected.get(c.instanceId) === c.pod);
+    };
+    await until(balanced, "every instance open on its rendezvous pod", {
+      timeoutMs: 90_000,
+      explain: explainState,
+    });
+    results.rebalanceMs = Date.now() - tB;
+    await until(async () => countStatus(await statuses(), "WORKING") === n, "all WORKING after the rebalance", {
+      timeoutMs: 30_000,
+      explain: explainState,
+    });
+    await sleep(Math.min(settleMs, 2 * leaseTtlMs)); // a few quiet ticks before the kill
+    if (!(await balanced())) throw new Error("the two pods did not hold a stable split before the kill");
+    const before = await openConns();
+    const onA = before.filter((c) => c.pod === "pod-a").map((c) => c.instanceId);
+    const onB = before.length - onA.length;
+    const statsBeforeKill = await simStats();
+    const marks2 = await markEvents();
+    const meter2 = cpuMeter({ services: [simnet, gw.service, podB], pids: { redis: stackRedisPid() } });
+
+    log(`failover: kill -9 pod-a (pid ${podA.pid}, ${onA.length} instances; pod-b holds ${onB})`);
+    const t0 = Date.now();
+    process.kill(-podA.pid, "SIGKILL");
+    await podA.exited;
+    let working2;
+    let starting2;
+    try {
+      await until(
+        async () => {
+          const events = await eventsSince(marks2);
+          working2 = firstOf(events, "WORKING", onA, () => t0);
+          starting2 = firstOf(events, "STARTING", onA, () => t0);
+          return working2.size === onA.length;
+        },
+        `a WORKING event after T0 for each of pod-a's ${onA.length} instances`,
+        { timeoutMs: 60_000, intervalMs: 200 },
+      );
+    } catch (err) {
+      log(err.message);
+      code = 1;
+    }
+    results.failoverCores = meter2.stop();
+    const fo = onA.filter((id) => working2?.has(id)).map((id) => working2.get(id) - t0);
+    const foStart = onA.filter((id) => starting2?.has(id)).map((id) => starting2.get(id) - t0);
+    const foConnect = onA
+      .filter((id) => starting2?.has(id) && working2?.has(id))
+      .map((id) => working2.get(id) - starting2.get(id));
+    await until(
+      async () => {
+        const open = await openConns();
+        return open.length === n && open.every((c) => c.pod === "pod-b");
+      },
+      "all open on pod-b",
+      { timeoutMs: 30_000, explain: explainState },
+    ).catch((err) => {
+      log(err.message);
+      code = 1;
+    });
+    const after = await simStats();
+    results.failover = {
+      onA: onA.length,
+      onB,
+      moved: fo.length,
+      total: stats(fo),
+      acquire: stats(foStart),
+      connect: stats(foConnect),
+      statsBeforeKill,
+      after,
+    };
+    results.logs = { podA: podA.logFile, podB: podB.logFile };
+  } finally {
+    await runCleanups();
+  }
+
+  // --- report ---------------------------------------------------------------------------------
+  const warnOtherWork = (cores) => {
+    const other = cores?.["everything else"] ?? 0;
+    if (other > 0.25) out(`   WARNING: other work on this machine used ${other.toFixed(2)} cores: figures are skewed`);
+  };
+  const s = results.start;
+  out("");
+  out(`1. start ${n} paired instances (all STOPPED) on one session pod`);
+  out(
+    `   time to all WORKING: ${sec(Math.max(s.allOpenMs, s.lastWorkingEventMs))} s from the first start request ` +
+      `(simnet: all ${n} connections open at ${sec(s.allOpenMs)} s, /simnet/connections polled every 100 ms; ` +
+      `last session.status WORKING event at ${sec(s.lastWorkingEventMs)} s)`,
+  );
+  out(`   the ${n} start requests (${startConcurrency} in flight) took ${sec(s.requestsDoneMs)} s`);
+  out(
+    `   per instance, start request → its WORKING event: p50 ${sec(s.perInstance.p50)} s, p95 ${sec(s.perInstance.p95)} s, ` +
+      `max ${sec(s.perInstance.max)} s`,
+  );
+  out(`   confirmed: ${n} WORKING events and ${n} WORKING in GET /v1/admin/instances; ${s.onPod} open on pod-a`);
+  out(`   cpu cores used during the start: ${formatCores(results.startCores)}`);
+  warnOtherWork(results.startCores);
+  const perConnKiB = (results.rss1KiB - results.rss0KiB) / n;
+  out(
+    `   memory: pod VmRSS ${(results.rss0KiB / 1024).toFixed(1)} MiB with 0 connected (fresh process, settled ` +
+      `${settleMs} ms) → ${(results.rss1KiB / 1024).toFixed(1)} MiB with ${n} connected (settled ${settleMs} ms): ` +
+      `${perConnKiB.toFixed(1)} KiB per connected instance`,
+  );
+  out(
+    `   (the setup pod, after pairing ${n} and stopping all: ${(results.rssAfterStopKiB / 1024).toFixed(1)} MiB ` +
+      `with 0 connected — memory V8 keeps after a peak)`,
+  );
+  const f = results.failover;
+  out("");
+  out(
+    `2. failover: pod-b joined (rebalance by rendezvous hashing, handover to pods up ${2 * leaseTtlMs} ms: ` +
+      `all ${n} on their pod ${sec(results.rebalanceMs)} s after pod-b was healthy), then kill -9 pod-a at T0`,
+  );
+  out(`   lease TTL: ${leaseTtlMs} ms (renewal and reconcile every ${Math.floor(leaseTtlMs / 3)} ms)`);
+  out(`   pod-a held ${f.onA}, pod-b ${f.onB}; moved (WORKING on pod-b after T0): ${f.moved} of ${f.onA}`);
+  out(
+    `   T0 → first WORKING after T0: p50 ${sec(f.total.p50)} s, p95 ${sec(f.total.p95)} s, max ${sec(f.total.max)} s ` +
+      `(min ${sec(f.total.min)} s)`,
+  );
+  out(
+    `     of which T0 → pod-b's STARTING (lease expired, acquired): p50 ${sec(f.acquire.p50)} s, ` +
+      `p95 ${sec(f.acquire.p95)} s, max ${sec(f.acquire.max)} s; STARTING → WORKING (connect): ` +
+      `p50 ${sec(f.connect.p50)} s, p95 ${sec(f.connect.p95)} s, max ${sec(f.connect.max)} s`,
+  );
+  out(`   cpu cores used during the failover: ${formatCores(results.failoverCores)}`);
+  warnOtherWork(results.failoverCores);
+  out(
+    `   simnet /simnet/stats after the failover: conflicts ${f.after.conflicts}, instanceOverlaps ` +
+      `${f.after.instanceOverlaps} (before the kill: ${f.statsBeforeKill.conflicts}, ${f.statsBeforeKill.instanceOverlaps})`,
+  );
+  out(`   pod logs: ${results.logs.podA}, ${results.logs.podB}`);
+  out("");
+  if (f.after.conflicts !== 0 || f.after.instanceOverlaps !== 0) {
+    out(
+      `FAIL: simnet saw ${f.after.conflicts} conflicts and ${f.after.instanceOverlaps} instance overlaps (must be 0)`,
+    );
+    code = 1;
+  }
+  if (f.moved !== f.onA) code = 1;
+  const p95 = f.total.p95 / 1000;
+  out(
+    `failover p95: ${Number.isFinite(p95) ? p95.toFixed(2) : "n/a"} s (target <= ${FAILOVER_TARGET_S} s)` +
+      (p95 <= FAILOVER_TARGET_S ? "" : "  ABOVE TARGET"),
+  );
+  if (results.profile) {
+    const { file, window } = results.profile;
+    out(file ? `\npod-a CPU profile (timed start): ${file}` : "\nno CPU profile was written");
+    if (file) out(hotSpots(file, { top: 25, window }));
+  }
+  return code;
+}

@@ -1,0 +1,61 @@
+import { ApiError } from "@gw/contracts";
+import { StaleLeaseError } from "@gw/platform";
+import { DisconnectReason } from "@whiskeysockets/baileys";
+
+/**
+ * A failed messaging call (send, number check, receipts, presence) as the spec's error code.
+ * Baileys fails in two ways: Boom errors of its own (`Timed Out` 408, `Connection Closed` 428, …)
+ * and the server's `<error code text>` nodes, which `assertNodeErrorFree` turns into a Boom with
+ * the server's code in `data` and the default status 500. Both are read here.
+ *
+ * | error                                                         | code                     |
+ * |---------------------------------------------------------------|--------------------------|
+ * | `ApiError`                                                    | as it is                 |
+ * | lease lost (`StaleLeaseError`), `Connection Closed`/`Terminated`/`was lost`, 428 | instance_not_connected |
+ * | 408 / `Timed Out`; a query nobody answered (`Invalid … response` without a response node) | network_timeout |
+ * | 429 / `rate-overlimit`                                        | network_error, Retry-After 5 s (transient: retry later) |
+ * | other 4xx (status or server code), `not-authorized`, `forbidden`, `item-not-found`, `not-acceptable`, `bad-request` | network_rejected |
+ * | anything else                                                 | network_error            |
+ */
+export function mapNetworkError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof StaleLeaseError) return new ApiError("instance_not_connected");
+  const e = (typeof err === "object" && err !== null ? err : {}) as BoomLike;
+  const message = typeof e.message === "string" ? e.message : String(err);
+  const status = typeof e.output?.statusCode === "number" ? e.output.statusCode : undefined;
+  const serverCode = typeof e.data === "number" && Number.isFinite(e.data) ? e.data : undefined;
+
+  if (CLOSED_RE.test(message) || status === DisconnectReason.connectionClosed) {
+    return new ApiError("instance_not_connected");
+  }
+  // Baileys' `query()` resolves `undefined` when no answer came within `defaultQueryTimeoutMs`;
+  // the group metadata parser then fails on the missing node (no `data`: there was no response).
+  const unanswered = NO_ANSWER_RE.test(message) && (e.data === undefined || e.data === null);
+  if (status === DisconnectReason.timedOut || serverCode === 408 || /timed out/i.test(message) || unanswered) {
+    return new ApiError("network_timeout");
+  }
+  if (status === 429 || serverCode === 429 || /rate-overlimit/i.test(message)) {
+    return new ApiError(
+      "network_error",
+      "A rede de mensagens limitou as requisições. Tente novamente em instantes.",
+      undefined,
+      5,
+    );
+  }
+  const code = serverCode ?? status;
+  if ((code !== undefined && code >= 400 && code < 500) || REJECTED_RE.test(message)) {
+    const reason = message && message !== "Unknown error" ? ` (${message.slice(0, 80)})` : "";
+    return new ApiError("network_rejected", `A rede de mensagens recusou a operação${reason}.`);
+  }
+  return new ApiError("network_error");
+}
+
+interface BoomLike {
+  message?: unknown;
+  output?: { statusCode?: unknown };
+  data?: unknown;
+}
+
+const NO_ANSWER_RE = /^Invalid .*response/i;
+const CLOSED_RE = /^Connection (Closed|Terminated|was lost)/i;
+const REJECTED_RE = /\b(not-authorized|forbidden|item-not-found|not-acceptable|bad-request)\b/i;

@@ -1,0 +1,476 @@
+import { ApiError, type OutboundContent, type OutboundMedia, type SendOptions } from "@gw/contracts";
+import {
+  type AnyMessageContent,
+  extractImageThumb,
+  isJidGroup,
+  isJidNewsletter,
+  jidDecode,
+  type MiscMessageGenerationOptions,
+  type proto,
+  type WAMessage,
+  type WAMessageKey,
+  type WAUrlInfo,
+} from "@whiskeysockets/baileys";
+
+/**
+ * The gateway's normalized outbound content (`@gw/contracts` outbound.ts) as Baileys' send shapes
+ * (reference §5.1). Everything here is deterministic given its inputs: lookups that need the
+ * network or a store (group participants, stored messages) come in through {@link OutboundContext}.
+ *
+ * | content            | Baileys `AnyMessageContent`                                                        |
+ * |--------------------|------------------------------------------------------------------------------------|
+ * | text               | `{text}`; `linkPreview: false` → `linkPreview: null` (no automatic preview)         |
+ * | image              | `{image, mimetype, caption}`                                                       |
+ * | video              | `{video, mimetype, caption}`; `asNote` → `{video, ptv: true}` (round note, no caption) |
+ * | audio              | `{audio, mimetype, ptt: false}`                                                    |
+ * | voice              | `{audio, mimetype, ptt: true, seconds}`                                            |
+ * | document           | `{document, mimetype, fileName, caption}`                                          |
+ * | sticker            | `{sticker, mimetype, isAnimated}` (animated = WebP with the VP8X animation flag)   |
+ * | location           | `{location: {degreesLatitude, degreesLongitude, name, address, url}}`              |
+ * | contacts           | `{contacts: {displayName, contacts: [{displayName, vcard}]}}` (vCard 3.0, `waid=`)  |
+ * | poll               | `{poll: {name, values, selectableCount: multipleAnswers ? 0 : 1}}`                 |
+ * | poll_vote          | not supported (501): needs the poll's secret from the stored poll message          |
+ * | reaction           | `{react: {text: emoji, key}}` (key from our id)                                    |
+ * | edit               | `{text, edit: key}` (own messages only)                                            |
+ * | revoke             | `{delete: key}` (own messages; others' only in groups, as admin)                   |
+ * | event              | `{event: {name, description, startDate, endDate, location: {name}, extraGuestsAllowed}}` |
+ * | link_preview       | `{text, linkPreview: {title, description, canonical-url, matched-text, jpegThumbnail}}` |
+ *
+ * Options: `id` → `messageId` (a retry keeps the network id); `quotedId` → `quoted` (the full stored
+ * message, else 422 `reply_to`); `mentions` → `mentions` JIDs (`all` = the group's participants);
+ * `forwarded` → `contextInfo {isForwarded, forwardingScore: 1}`.
+ */
+
+// ── chat ids and JIDs ────────────────────────────────────────────────────────
+
+const PN_RE = /^(\d{5,20})@(?:c\.us|s\.whatsapp\.net)$/;
+const LID_RE = /^\d{5,25}@lid$/;
+const GROUP_RE = /^\d{5,25}(?:-\d{5,15})?@g\.us$/;
+const NEWSLETTER_RE = /^\d{5,25}@newsletter$/;
+
+/** A gateway chat id (`<digits>@c.us`, `@lid`, `@g.us`, `@newsletter`) as the JID Baileys sends to; null if malformed. */
+export function toJid(chatId: string): string | null {
+  const id = chatId.trim();
+  const pn = PN_RE.exec(id);
+  if (pn) return `${pn[1]}@s.whatsapp.net`;
+  if (LID_RE.test(id) || GROUP_RE.test(id) || NEWSLETTER_RE.test(id)) return id;
+  return null;
+}
+
+/** A user JID (participant, mention): `<digits>@c.us` / `@s.whatsapp.net` / bare digits → PN JID, or `@lid`. */
+export function toUserJid(id: string): string | null {
+  const v = id.trim();
+  if (/^\d{5,20}$/.test(v)) return `${v}@s.whatsapp.net`;
+  const pn = PN_RE.exec(v);
+  if (pn) return `${pn[1]}@s.whatsapp.net`;
+  if (LID_RE.test(v)) return v;
+  return null;
+}
+
+/** A Baileys JID as the gateway shows it: PN users `<digits>@c.us` (no device), LIDs without device, others as they are. */
+export function toChatId(jid: string): string {
+  const d = jidDecode(jid);
+  if (!d?.user) return jid;
+  if (d.server === "s.whatsapp.net" || d.server === "c.us") return `${d.user}@c.us`;
+  if (d.server === "lid") return `${d.user}@lid`;
+  return jid;
+}
+
+/**
+ * The other form of a Brazilian mobile number: `55` + area + `9` + 8 digits ⇄ `55` + area + 8 digits
+ * (the ninth digit, added 2012–2016; accounts registered before may still use the old form).
+ * Only mobile numbers (the 8-digit part starts with 6–9; landlines never got the 9); null otherwise.
+ */
+export function brazilianAlternative(digits: string): string | null {
+  const withNine = /^55([1-9]\d)9([6-9]\d{7})$/.exec(digits);
+  if (withNine) return `55${withNine[1]}${withNine[2]}`;
+  const withoutNine = /^55([1-9]\d)([6-9]\d{7})$/.exec(digits);
+  if (withoutNine) return `55${withoutNine[1]}9${withoutNine[2]}`;
+  return null;
+}
+
+// ── message ids ──────────────────────────────────────────────────────────────
+
+const ID_RE = /^(true|false)_([^_]+)_([0-9A-Za-z]+)(?:_([^_]+))?$/;
+const BARE_ID_RE = /^[0-9A-Za-z]{1,128}$/;
+
+/**
+ * Our message id `{fromMe}_{chatId}_{id}[_{participant}]` (spec 2.6, reference §7) as a Baileys key.
+ * Undefined when the string is not in that format (a bare network id, or garbage).
+ */
+export function parseMessageId(value: string): WAMessageKey | undefined {
+  const m = ID_RE.exec(value.trim());
+  if (!m) return undefined;
+  const remoteJid = toJid(m[2]!);
+  if (!remoteJid) return undefined;
+  const key: WAMessageKey = { remoteJid, fromMe: m[1] === "true", id: m[3]! };
+  if (m[4] !== undefined) {
+    const participant = toUserJid(m[4]);
+    if (!participant) return undefined;
+    key.participant = participant;
+  }
+  return key;
+}
+
+/** The inverse of {@link parseMessageId}: chat and participant in gateway form (`@c.us`). */
+export function formatMessageId(key: WAMessageKey): string {
+  const base = `${key.fromMe ? "true" : "false"}_${toChatId(key.remoteJid ?? "")}_${key.id ?? ""}`;
+  return key.participant ? `${base}_${toChatId(key.participant)}` : base;
+}
+
+export function isBareMessageId(value: string): boolean {
+  return BARE_ID_RE.test(value.trim());
+}
+
+// ── the mapping ──────────────────────────────────────────────────────────────
+
+export interface OutboundContext {
+  /** Our account (`creds.me`): excluded from `mentions: ["all"]`. */
+  me?: { id?: string | null; lid?: string | null };
+  /**
+   * The stored message for a key, or undefined when unknown. Keys parsed from a bare id carry only
+   * `remoteJid` and `id`. The gateway stores no messages yet, so today this answers undefined.
+   */
+  loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
+  /** Participant JIDs of a group (as the group addresses them: PN or LID), for `mentions: ["all"]`. */
+  groupParticipants(groupJid: string): Promise<string[]>;
+  /** JPEG thumbnail of a link preview image; default Baileys' `extractImageThumb` at 192 px (sharp). */
+  thumbnail?(image: Buffer): Promise<Buffer>;
+}
+
+export interface BaileysOutbound {
+  /** Where `sock.sendMessage` sends. */
+  jid: string;
+  content: AnyMessageContent;
+  options: MiscMessageGenerationOptions;
+}
+
+/** Width Baileys itself uses for link preview thumbnails (`linkPreviewImageThumbnailWidth`). */
+const LINK_THUMBNAIL_WIDTH = 192;
+/** WhatsApp's limit on poll options. */
+export const MAX_POLL_OPTIONS = 12;
+
+export const POLL_VOTE_MESSAGE =
+  "Votar em enquetes não é suportado em instâncias padrão: o voto é cifrado com a chave da enquete original, e o gateway ainda não guarda as mensagens recebidas.";
+const NEWSLETTER_REACTION_MESSAGE = "Reagir a publicações de canais não é suportado em instâncias padrão.";
+
+type Kind = OutboundContent["type"];
+/** Kinds that are a message of their own (may quote, mention and be marked forwarded). */
+const MESSAGE_KINDS = new Set<Kind>([
+  "text",
+  "image",
+  "video",
+  "audio",
+  "voice",
+  "document",
+  "sticker",
+  "location",
+  "contacts",
+  "poll",
+  "event",
+  "link_preview",
+]);
+
+function invalid(field: string, text: string): ApiError {
+  return new ApiError("validation_error", `Campo inválido: ${field} (${text}).`, { [field]: text });
+}
+
+/**
+ * Maps one outbound content to what `sock.sendMessage(jid, content, options)` takes. Throws
+ * `ApiError` (`validation_error` with `details`, or `not_supported`) for what cannot be sent
+ * faithfully; it never drops an option silently.
+ */
+export async function toBaileysContent(
+  chatId: string,
+  content: OutboundContent,
+  options: SendOptions,
+  ctx: OutboundContext,
+): Promise<BaileysOutbound> {
+  const jid = toJid(chatId);
+  if (!jid) throw invalid("chatId", "use <número>@c.us, um @lid, um @g.us ou um @newsletter");
+  if (content.type === "poll_vote") throw new ApiError("not_supported", POLL_VOTE_MESSAGE);
+
+  const opts: MiscMessageGenerationOptions = {};
+  if (options.id !== undefined) opts.messageId = messageIdOption(options.id);
+
+  const isMessage = MESSAGE_KINDS.has(content.type);
+  if (!isMessage) {
+    if (options.quotedId) throw invalid("reply_to", "não se aplica a reações, edições e exclusões");
+    if (options.forwarded) throw invalid("forwarded", "não se aplica a reações, edições e exclusões");
+    if (content.type !== "edit" && options.mentions?.length) {
+      throw invalid("mentions", "não se aplica a reações e exclusões");
+    }
+  }
+
+  const base = await baseContent(jid, content, ctx);
+
+  const extras: { mentions?: string[]; contextInfo?: proto.IContextInfo } = {};
+  if (options.mentions?.length) extras.mentions = await resolveMentions(jid, options.mentions, ctx);
+  if (options.forwarded) extras.contextInfo = { isForwarded: true, forwardingScore: 1 };
+  if (options.quotedId) opts.quoted = await resolveQuoted(jid, options.quotedId, ctx);
+
+  const mapped = Object.keys(extras).length ? ({ ...base, ...extras } as AnyMessageContent) : base;
+  return { jid, content: mapped, options: opts };
+}
+
+async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext): Promise<AnyMessageContent> {
+  switch (c.type) {
+    case "text":
+      return c.linkPreview === false ? { text: c.text, linkPreview: null } : { text: c.text };
+    case "image":
+      return { image: mediaBytes(c.media), mimetype: c.media.mimetype, ...caption(c.caption) };
+    case "video":
+      if (c.asNote) {
+        // Baileys' ptv branch keeps only the bytes; a round note shows no caption on the phone.
+        if (c.caption?.trim()) throw invalid("caption", "vídeos redondos (asNote) não têm legenda");
+        return { video: mediaBytes(c.media), mimetype: c.media.mimetype, ptv: true };
+      }
+      return { video: mediaBytes(c.media), mimetype: c.media.mimetype, ...caption(c.caption) };
+    case "audio":
+      return { audio: mediaBytes(c.media), mimetype: c.media.mimetype, ptt: false };
+    case "voice":
+      return {
+        audio: mediaBytes(c.media),
+        mimetype: c.media.mimetype,
+        ptt: true,
+        ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
+      };
+    case "document":
+      return {
+        document: mediaBytes(c.media),
+        mimetype: c.media.mimetype,
+        ...(c.media.filename ? { fileName: c.media.filename } : {}),
+        ...caption(c.caption),
+      };
+    case "sticker": {
+      const bytes = mediaBytes(c.media);
+      return { sticker: bytes, mimetype: c.media.mimetype, isAnimated: isAnimatedWebp(bytes) };
+    }
+    case "location":
+      return {
+        location: {
+          degreesLatitude: c.latitude,
+          degreesLongitude: c.longitude,
+          ...(c.name ? { name: c.name } : {}),
+          ...(c.address ? { address: c.address } : {}),
+          ...(c.url ? { url: c.url } : {}),
+        },
+      };
+    case "contacts": {
+      const contacts = c.contacts.map((ct) => ({ displayName: ct.fullName, vcard: buildVCard(ct) }));
+      const displayName = contacts.length === 1 ? contacts[0]!.displayName : `${contacts.length} contatos`;
+      return { contacts: { displayName, contacts } };
+    }
+    case "poll": {
+      const names = c.options.map((o) => o.trim());
+      if (names.length > MAX_POLL_OPTIONS) throw invalid("poll.options", `no máximo ${MAX_POLL_OPTIONS} opções`);
+      if (new Set(names).size !== names.length) throw invalid("poll.options", "as opções devem ser diferentes");
+      // Votes name options by the SHA-256 of their text: the text goes as given.
+      return { poll: { name: c.name, values: c.options, selectableCount: c.multipleAnswers ? 0 : 1 } };
+    }
+    case "poll_vote":
+      throw new ApiError("not_supported", POLL_VOTE_MESSAGE);
+    case "reaction": {
+      if (isJidNewsletter(jid)) throw new ApiError("not_supported", NEWSLETTER_REACTION_MESSAGE);
+      const key = await resolveTarget(jid, c.targetId, "reaction", ctx);
+      return { react: { text: c.emoji, key } };
+    }
+    case "edit": {
+      const key = await resolveTarget(jid, c.targetId, "edit", ctx);
+      return { text: c.text, edit: key };
+    }
+    case "revoke": {
+      const key = await resolveTarget(jid, c.targetId, "revoke", ctx);
+      return { delete: key };
+    }
+    case "event": {
+      const start = unixSeconds(c.startTime);
+      const end = c.endTime !== undefined ? unixSeconds(c.endTime) : undefined;
+      if (end !== undefined && end < start) throw invalid("event.endTime", "termina antes de começar");
+      return {
+        event: {
+          name: c.name,
+          startDate: new Date(start * 1000),
+          ...(end !== undefined ? { endDate: new Date(end * 1000) } : {}),
+          ...(c.description ? { description: c.description } : {}),
+          ...(c.location ? { location: { name: c.location.name } } : {}),
+          ...(c.extraGuestsAllowed !== undefined ? { extraGuestsAllowed: c.extraGuestsAllowed } : {}),
+        },
+      };
+    }
+    case "link_preview": {
+      const p = c.preview;
+      const info: WAUrlInfo = {
+        "canonical-url": p.url,
+        // WhatsApp opens `matchedText` when the card is tapped.
+        "matched-text": p.url,
+        title: p.title,
+        description: p.description,
+      };
+      if (p.image) info.jpegThumbnail = await linkThumbnail(p.image, ctx);
+      return { text: c.text, linkPreview: info };
+    }
+  }
+}
+
+function caption(text: string | undefined): { caption?: string } {
+  return text ? { caption: text } : {};
+}
+
+function mediaBytes(media: OutboundMedia, field = "file"): Buffer {
+  const bytes = Buffer.from(media.data, "base64");
+  if (bytes.length === 0) throw invalid(field, "arquivo vazio ou base64 inválido");
+  return bytes;
+}
+
+async function linkThumbnail(image: OutboundMedia, ctx: OutboundContext): Promise<Buffer> {
+  const bytes = mediaBytes(image, "preview.image");
+  try {
+    if (ctx.thumbnail) return await ctx.thumbnail(bytes);
+    return (await extractImageThumb(bytes, LINK_THUMBNAIL_WIDTH)).buffer;
+  } catch {
+    throw invalid("preview.image", "imagem inválida ou em formato não suportado");
+  }
+}
+
+/** `RIFF....WEBPVP8X` with the animation bit of the VP8X flags set. */
+export function isAnimatedWebp(bytes: Buffer): boolean {
+  return (
+    bytes.length >= 21 &&
+    bytes.toString("latin1", 0, 4) === "RIFF" &&
+    bytes.toString("latin1", 8, 16) === "WEBPVP8X" &&
+    (bytes[20]! & 0x02) !== 0
+  );
+}
+
+/** Unix seconds from seconds or milliseconds. */
+function unixSeconds(v: number): number {
+  return v > 1e12 ? Math.floor(v / 1000) : Math.floor(v);
+}
+
+function messageIdOption(id: string): string {
+  const parsed = parseMessageId(id);
+  if (parsed?.id) return parsed.id;
+  if (!isBareMessageId(id)) throw invalid("id", "use só letras e dígitos");
+  return id.trim();
+}
+
+// ── vCards ───────────────────────────────────────────────────────────────────
+
+/** vCard 3.0 text value: backslash, comma, semicolon and newlines escaped (RFC 2426 §4). */
+export function escapeVCardText(value: string): string {
+  return value
+    .replace(/\\/g, "\\\\")
+    .replace(/\r\n|\r|\n/g, "\\n")
+    .replace(/,/g, "\\,")
+    .replace(/;/g, "\\;");
+}
+
+export interface VCardContact {
+  fullName: string;
+  phoneNumber: string;
+  organization?: string;
+  whatsappId?: string;
+}
+
+/**
+ * One contact as WhatsApp's vCard: `FN`, `N`, `ORG` and a `TEL` with `waid=<digits>` so the phone
+ * shows the "message" button (README "Contact Message"). `waid` comes from `whatsappId`, else
+ * from the phone number's digits.
+ */
+export function buildVCard(c: VCardContact): string {
+  const waid = (c.whatsappId?.split("@")[0] ?? "").replace(/\D/g, "") || c.phoneNumber.replace(/\D/g, "");
+  // TEL is not a text value in vCard 3.0: no escaping, but no line breaks or parameter syntax either.
+  const tel = c.phoneNumber
+    .replace(/[\r\n;:]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+  const lines = [
+    "BEGIN:VCARD",
+    "VERSION:3.0",
+    `N:;${escapeVCardText(c.fullName)};;;`,
+    `FN:${escapeVCardText(c.fullName)}`,
+  ];
+  if (c.organization) lines.push(`ORG:${escapeVCardText(c.organization)};`);
+  lines.push(waid ? `TEL;type=CELL;type=VOICE;waid=${waid}:${tel}` : `TEL;type=CELL;type=VOICE:${tel}`);
+  lines.push("END:VCARD");
+  return lines.join("\n");
+}
+
+// ── options ──────────────────────────────────────────────────────────────────
+
+async function resolveMentions(jid: string, mentions: string[], ctx: OutboundContext): Promise<string[]> {
+  const out = new Set<string>();
+  for (const m of mentions) {
+    if (m.trim().toLowerCase() === "all") {
+      if (!isJidGroup(jid)) throw invalid("mentions", '"all" só vale em grupos');
+      const self = new Set([userOf(ctx.me?.id), userOf(ctx.me?.lid)].filter(Boolean));
+      for (const p of await ctx.groupParticipants(jid)) if (!self.has(userOf(p))) out.add(p);
+      continue;
+    }
+    const user = toUserJid(m);
+    if (!user) throw invalid("mentions", `use <número>@c.us ou "all" (recebido: ${m.slice(0, 40)})`);
+    out.add(user);
+  }
+  return [...out];
+}
+
+function userOf(jid: string | null | undefined): string {
+  if (!jid) return "";
+  const d = jidDecode(jid);
+  return d ? `${d.user}@${d.server}` : jid;
+}
+
+/**
+ * The message to quote. Baileys builds the quote (`contextInfo.stanzaId`, `participant`,
+ * `quotedMessage`) from a full `WAMessage`; the phone draws the quote bubble from
+ * `quotedMessage`, so a key alone would send a reply without a visible quote. Unknown → 422.
+ */
+async function resolveQuoted(jid: string, quotedId: string, ctx: OutboundContext): Promise<WAMessage> {
+  if (isJidNewsletter(jid)) throw invalid("reply_to", "canais não aceitam respostas");
+  const key = keyFromId(jid, quotedId, "reply_to");
+  const stored = await ctx.loadMessage(key);
+  if (!stored?.message || !stored.key?.id) throw invalid("reply_to", "mensagem não encontrada");
+  return stored;
+}
+
+function keyFromId(jid: string, id: string, field: string): WAMessageKey {
+  const parsed = parseMessageId(id);
+  if (parsed) return parsed;
+  if (isBareMessageId(id)) return { remoteJid: jid, id: id.trim() };
+  throw invalid(field, "use o id no formato {fromMe}_{chatId}_{id}[_{participant}]");
+}
+
+/**
+ * The key of a message to react to, edit or revoke. Our id format carries everything
+ * (`fromMe`, chat, id, group sender); a stored message, when there is one, gives the exact key the
+ * network used. A bare id works for edits and deletions (they can only target our own messages,
+ * group admins aside); a reaction needs to know who sent the target.
+ */
+async function resolveTarget(
+  jid: string,
+  targetId: string,
+  purpose: "reaction" | "edit" | "revoke",
+  ctx: OutboundContext,
+): Promise<WAMessageKey> {
+  const parsed = parseMessageId(targetId);
+  const lookup = parsed ?? keyFromId(jid, targetId, "messageId");
+  const stored = (await ctx.loadMessage(lookup))?.key;
+  let key: WAMessageKey;
+  if (stored?.id && stored.remoteJid) key = stored;
+  else if (parsed) key = parsed;
+  else if (purpose === "reaction") {
+    throw invalid("messageId", "mensagem não encontrada; use o id completo {fromMe}_{chatId}_{id}[_{participant}]");
+  } else key = { ...lookup, fromMe: true };
+
+  if (purpose === "edit" && !key.fromMe) {
+    throw invalid("messageId", "só é possível editar mensagens enviadas por este número");
+  }
+  if (purpose === "revoke" && !key.fromMe && !isJidGroup(key.remoteJid ?? undefined)) {
+    throw invalid("messageId", "só é possível apagar para todos mensagens enviadas por este número");
+  }
+  if (isJidGroup(key.remoteJid ?? undefined) && !key.fromMe && !key.participant) {
+    throw invalid("messageId", "em grupos, o id de mensagem recebida precisa do participante (_{participant})");
+  }
+  return key;
+}

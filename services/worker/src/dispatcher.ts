@@ -1,0 +1,200 @@
+import type { EventEnvelope } from "@gw/contracts";
+import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
+import { attemptDelivery, type Logger, type Platform, type WebhookTarget } from "@gw/platform";
+import type { WebhookRetryInput } from "@gw/workflows";
+import type { Client } from "@temporalio/client";
+import type { Notifier } from "./notifier.ts";
+import { afterFailure } from "./outcomes.ts";
+
+export const DISPATCH_GROUP = "dispatch";
+/** Entries another consumer took and did not acknowledge for this long are taken over. */
+const CLAIM_IDLE_MS = 15_000;
+const TARGET_CACHE_MS = 2_000;
+
+type Entry = [id: string, fields: string[]];
+
+export interface DispatcherOptions {
+  consumer: string;
+  concurrency: number;
+  taskQueue: string;
+  /** Tests only: a shortened retry schedule (the real one is asserted in the workflow test). */
+  retryScheduleMs?: number[];
+}
+
+/**
+ * Reads the event stream (one consumer group over every shard) and delivers each event to the
+ * instance's matching webhooks. The first attempt is made here; a failure starts a Temporal
+ * workflow (`webhook-retry-<deliveryId>`) that owns the retries. A stream entry is acknowledged
+ * only after every delivery of it is recorded as succeeded or its retry workflow exists, so a
+ * crash at any point loses nothing: unacknowledged entries are read again (our own) or claimed
+ * (a dead consumer's) — deliveries are at least once.
+ */
+export class Dispatcher {
+  private readonly reader: ReturnType<Platform["duplicate"]>;
+  private readonly targets = new Map<string, { list: WebhookTarget[]; until: number }>();
+  private running = false;
+  private loops: Promise<void>[] = [];
+  private inFlight = 0;
+  private readonly waiters: (() => void)[] = [];
+  private readonly active = new Set<Promise<void>>();
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly temporal: Client,
+    private readonly notifier: Notifier,
+    private readonly log: Logger,
+    private readonly opts: DispatcherOptions,
+  ) {
+    this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`);
+  }
+
+  private get streams(): string[] {
+    return Array.from({ length: this.platform.events.shards }, (_, i) => this.platform.keys.events(i));
+  }
+
+  async start(): Promise<void> {
+    for (const stream of this.streams) {
+      await this.platform.redis.xgroup("CREATE", stream, DISPATCH_GROUP, "0", "MKSTREAM").catch((err: Error) => {
+        if (!err.message.includes("BUSYGROUP")) throw err;
+      });
+    }
+    this.platform.webhookInvalidations((instanceId) => this.targets.delete(instanceId));
+    this.running = true;
+    this.loops = [this.readLoop(), this.claimLoop()];
+  }
+
+  /** Stops reading, lets deliveries in flight finish (their entries are acknowledged). */
+  async close(): Promise<void> {
+    this.running = false;
+    this.reader.disconnect();
+    await Promise.allSettled(this.loops);
+    await Promise.allSettled([...this.active]);
+  }
+
+  private async readLoop(): Promise<void> {
+    // First what this consumer read before and never acknowledged (a restart under the same name).
+    let ids = this.streams.map(() => "0");
+    while (this.running) {
+      let res: [string, Entry[]][] | null;
+      try {
+        res = (await this.reader.xreadgroup(
+          "GROUP",
+          DISPATCH_GROUP,
+          this.opts.consumer,
+          "COUNT",
+          200,
+          "BLOCK",
+          1_000,
+          "STREAMS",
+          ...this.streams,
+          ...ids,
+        )) as [string, Entry[]][] | null;
+      } catch (err) {
+        if (!this.running) return;
+        this.log.error({ err }, "dispatcher read failed");
+        await new Promise((r) => setTimeout(r, 500));
+        continue;
+      }
+      const backlog = ids[0] === "0";
+      let any = false;
+      for (const [stream, entries] of res ?? []) {
+        for (const entry of entries) {
+          any = true;
+          await this.schedule(stream, entry);
+        }
+      }
+      if (backlog && !any) ids = this.streams.map(() => ">");
+    }
+  }
+
+  /** Takes over entries that a consumer (a crashed dispatcher) left unacknowledged. */
+  private async claimLoop(): Promise<void> {
+    while (this.running) {
+      for (const stream of this.streams) {
+        try {
+          const [, entries] = (await this.platform.redis.xautoclaim(
+            stream,
+            DISPATCH_GROUP,
+            this.opts.consumer,
+            CLAIM_IDLE_MS,
+            "0-0",
+            "COUNT",
+            100,
+          )) as [string, Entry[]];
+          for (const entry of entries) if (entry?.[1]) await this.schedule(stream, entry);
+        } catch (err) {
+          if (this.running) this.log.error({ err }, "dispatcher claim failed");
+        }
+      }
+      await new Promise((r) => setTimeout(r, 5_000));
+    }
+  }
+
+  /** Bounded concurrency: waits for a slot, then handles the entry in the background. */
+  private async schedule(stream: string, [id, fields]: Entry): Promise<void> {
+    while (this.inFlight >= this.opts.concurrency) await new Promise<void>((r) => this.waiters.push(r));
+    this.inFlight++;
+    const task = this.handle(stream, id, fields)
+      .catch((err) => this.log.error({ err, stream, id }, "dispatch failed; the entry stays pending"))
+      .finally(() => {
+        this.inFlight--;
+        this.active.delete(task);
+        this.waiters.shift()?.();
+      });
+    this.active.add(task);
+  }
+
+  private async handle(stream: string, id: string, fields: string[]): Promise<void> {
+    const raw = fields[fields.indexOf("envelope") + 1];
+    if (raw) {
+      const envelope = JSON.parse(raw) as EventEnvelope;
+      const targets = (await this.targetsOf(envelope.instanceId)).filter(
+        (t) => t.events.includes("*") || t.events.includes(envelope.event),
+      );
+      // Throws (entry left unacknowledged, retried) only when a delivery could not be recorded.
+      await Promise.all(targets.map((t) => this.deliver(t, envelope)));
+    }
+    await this.platform.redis.xack(stream, DISPATCH_GROUP, id);
+  }
+
+  private async deliver(target: WebhookTarget, envelope: EventEnvelope): Promise<void> {
+    const { webhooks, config } = this.platform;
+    const delivery = await webhooks.createDelivery(target, envelope);
+    const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+    if (outcome.ok) {
+      await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true });
+      return;
+    }
+    const schedule = this.opts.retryScheduleMs ?? [...WEBHOOK_RETRY_SCHEDULE_MS];
+    const { retry } = await afterFailure(
+      { platform: this.platform, notifier: this.notifier, log: this.log },
+      target,
+      delivery,
+      outcome,
+      schedule[0] ?? null,
+    );
+    if (!retry) return;
+    const input: WebhookRetryInput = {
+      deliveryId: delivery.id,
+      ...(this.opts.retryScheduleMs ? { scheduleMs: schedule } : {}),
+    };
+    await this.temporal.workflow
+      .start("webhookRetry", {
+        taskQueue: this.opts.taskQueue,
+        workflowId: `webhook-retry-${delivery.id}`,
+        args: [input],
+      })
+      .catch((err: Error) => {
+        // Already started (a redelivered entry): the retries exist, which is all we need.
+        if (err.name !== "WorkflowExecutionAlreadyStartedError") throw err;
+      });
+  }
+
+  private async targetsOf(instanceId: string): Promise<WebhookTarget[]> {
+    const hit = this.targets.get(instanceId);
+    if (hit && hit.until > Date.now()) return hit.list;
+    const list = await this.platform.webhooks.targets(instanceId);
+    this.targets.set(instanceId, { list, until: Date.now() + TARGET_CACHE_MS });
+    return list;
+  }
+}

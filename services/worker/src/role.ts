@@ -1,0 +1,74 @@
+import { createRequire } from "node:module";
+import { hostname } from "node:os";
+import type { Config, Logger, Platform } from "@gw/platform";
+import { Client, Connection } from "@temporalio/client";
+import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
+import { createActivities } from "./activities.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { Notifier } from "./notifier.ts";
+
+const require = createRequire(import.meta.url);
+/** The workflows package, bundled by the Temporal worker at start. */
+export const WORKFLOWS_PATH = require.resolve("@gw/workflows");
+
+let runtimeInstalled = false;
+/** Temporal's own logs at warn (or quieter): once per process. */
+function installTemporalRuntime(level: string): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  const quiet = level === "silent" || level === "fatal" || level === "error";
+  try {
+    Runtime.install({ logger: new DefaultLogger(quiet ? "ERROR" : "WARN") });
+  } catch {
+    // Already installed by someone else in this process (tests): keep theirs.
+  }
+}
+
+/**
+ * The worker role: the event dispatcher (first delivery attempt) and a Temporal worker running
+ * the retry workflows and their activities.
+ */
+export async function startWorkerRole(
+  config: Config,
+  platform: Platform,
+  log: Logger,
+  opts: { retryScheduleMs?: number[] } = {},
+) {
+  installTemporalRuntime(config.LOG_LEVEL);
+  const notifier = new Notifier(platform, config, log);
+  const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+
+  const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await Worker.create({
+    connection: nativeConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    workflowsPath: WORKFLOWS_PATH,
+    activities: createActivities({ platform, notifier, log }),
+  });
+  const running = worker.run();
+
+  const dispatcher = new Dispatcher(platform, client, notifier, log.child({ role: "dispatcher" }), {
+    consumer: `${hostname()}-${process.pid}`,
+    concurrency: config.DISPATCH_CONCURRENCY,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    retryScheduleMs: opts.retryScheduleMs,
+  });
+  await dispatcher.start();
+  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "worker started");
+
+  return {
+    dispatcher,
+    client,
+    async close() {
+      await dispatcher.close();
+      worker.shutdown();
+      await running.catch(() => {});
+      await nativeConnection.close();
+      await connection.close();
+      notifier.close();
+    },
+  };
+}
+export type WorkerRole = Awaited<ReturnType<typeof startWorkerRole>>;

@@ -1,0 +1,15 @@
+/** The activities the workflows call; implemented by the worker (services/worker). */
+export interface RetryInput {
+  deliveryId: string;
+  /** Delay before the next attempt if this one fails; null when it is the last one. */
+  nextDelayMs: number | null;
+}
+
+export interface RetryResult {
+  done: boolean;
+  result: "succeeded" | "failed" | "stopped";
+}
+
+export interface WebhookActivities {
+  retryDelivery(input: RetryInput): Promise<RetryResult>;
+}
