@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "services/*/src/**/*.test.ts"],
+    include: ["test/**/*.test.ts", "services/*/src/**/*.test.ts", "workflows/src/**/*.test.ts"],
     globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -103,9 +103,10 @@ export const freePort = async () => (await freePorts(1))[0];
 /**
  * Starts a command in its own process group (so that a whole tree — e.g. tsx and the node it
  * starts — is stopped together), keeps the last lines of its output, and registers its stop.
- * With `logFile`, every line of its output (stdout + stderr) is also appended to that file.
+ * With `logFile`, every line of its output (stdout + stderr) is also appended to that file;
+ * with `onLine`, each line is also handed to `onLine(line)` as it comes (e.g. progress markers).
  */
-export function spawnService({ name, command, args = [], env = process.env, logFile }) {
+export function spawnService({ name, command, args = [], env = process.env, logFile, onLine }) {
   const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   children.add(child);
   const tail = [];
@@ -122,6 +123,7 @@ export function spawnService({ name, command, args = [], env = process.env, logF
       tail.push(line);
       if (tail.length > 40) tail.shift();
       file?.write(`${line}\n`);
+      onLine?.(line);
     });
   }
   let exit;
@@ -268,19 +270,29 @@ export function rssKiB(pid) {
 
 /** The local stack's Redis server, from the pid file `pnpm stack up` writes. */
 export function stackRedisPid() {
-  const file = join(process.env.STACK_DIR ?? join(ROOT, ".local"), "run", "redis.pid");
+  return stackPid("redis");
+}
+
+/** The local stack's Temporal dev server, from the pid file `pnpm stack up` writes. */
+export function stackTemporalPid() {
+  return stackPid("temporal");
+}
+
+function stackPid(name) {
+  const file = join(process.env.STACK_DIR ?? join(ROOT, ".local"), "run", `${name}.pid`);
   return existsSync(file) ? Number(readFileSync(file, "utf8")) : undefined;
 }
 
 /**
- * Starts measuring CPU seconds of: this process (the load generator), the process group of each
- * service, and single pids. `stop()` gives cores used on average ({name: cores}), and under
- * "everything else" what the rest of the machine used meanwhile (other work skews a run).
+ * Starts measuring CPU seconds of: this process (the load generator, or `self` if named), the
+ * process group of each service, and single pids. `stop()` gives cores used on average
+ * ({name: cores}), and under "everything else" what the rest of the machine used meanwhile
+ * (other work skews a run).
  */
-export function cpuMeter({ services = [], pids = {} } = {}) {
+export function cpuMeter({ services = [], pids = {}, self = "load generator" } = {}) {
   if (!existsSync("/proc/self/stat")) return { stop: () => ({}) };
   const read = () => {
-    const out = { "load generator": process.cpuUsage() };
+    const out = { [self]: process.cpuUsage() };
     for (const s of services) out[s.name] = groupCpuS(s.pid);
     for (const [name, pid] of Object.entries(pids)) if (pid) out[name] = procStat(pid)?.cpuS;
     out.machine = machineBusyS();
@@ -296,7 +308,7 @@ export function cpuMeter({ services = [], pids = {} } = {}) {
       for (const [name, a] of Object.entries(after)) {
         const b = before[name];
         if (a === undefined || b === undefined) continue;
-        const used = name === "load generator" ? (a.user + a.system - b.user - b.system) / 1e6 : a - b;
+        const used = name === self ? (a.user + a.system - b.user - b.system) / 1e6 : a - b;
         cores[name] = used / wallS;
       }
       if (cores.machine !== undefined) {

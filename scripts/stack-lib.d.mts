@@ -2,6 +2,8 @@ export declare const ROOT: string;
 export declare const REDIS_PORT: number;
 export declare const TEMPORAL_PORT: number;
 export declare const TEMPORAL_UI_PORT: number;
+/** Installs (once) the Temporal time-skipping test server; returns its executable's path. */
+export declare function timeSkippingServer(): Promise<string>;
 export declare function portOpen(port: number, host?: string, timeoutMs?: number): Promise<boolean>;
 export declare function up(opts?: {
   quiet?: boolean;

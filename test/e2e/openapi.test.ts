@@ -58,6 +58,7 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/webhooks/{webhookId}/deliveries", "get"],
   ["/instances/{instanceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "post"],
   ["/instances/{instanceId}/events", "get"],
+  ["/admin/webhook-deactivations", "get"],
 ];
 
 let gw: TestGateway;

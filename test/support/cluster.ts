@@ -6,6 +6,7 @@ import { buildGateway, type Gateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig, type Platform, shardOf } from "@gw/platform";
 import { type SessionRole, startSessionRole } from "@gw/session";
 import { createSimnet, type Simnet } from "@gw/simnet";
+import { startWorkerRole, type WorkerRole } from "@gw/worker";
 import { expect } from "vitest";
 import { ADMIN_TOKEN, testEnv } from "./gateway.ts";
 
@@ -17,6 +18,7 @@ export interface Cluster {
   platform: Platform;
   gateway: Gateway;
   session?: SessionRole;
+  worker?: WorkerRole;
   simnet: Simnet;
   request(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   admin(method: string, path: string, json?: unknown): Promise<Response>;
@@ -33,7 +35,13 @@ export interface Cluster {
 }
 
 export async function startCluster(
-  opts: { env?: Record<string, string>; session?: boolean; simnet?: Partial<Parameters<typeof createSimnet>[0]> } = {},
+  opts: {
+    env?: Record<string, string>;
+    session?: boolean;
+    /** The worker role (dispatcher + Temporal worker) with a shortened retry schedule. */
+    worker?: { retryScheduleMs: number[] };
+    simnet?: Partial<Parameters<typeof createSimnet>[0]>;
+  } = {},
 ): Promise<Cluster> {
   const simnet = createSimnet({
     port: 0,
@@ -47,15 +55,19 @@ export async function startCluster(
     testEnv({
       SIMNET_URL: simnetUrl.replace(/^http/, "ws"),
       AUTH_STATE_KEY,
-      LEASE_TTL_MS: "1500",
+      LEASE_TTL_MS: "3000",
       SESSION_PORT: "0",
       OWNER_WAIT_MS: "1500",
+      TEMPORAL_TASK_QUEUE: `test-${Math.random().toString(36).slice(2)}`,
       ...opts.env,
     }),
   );
   const platform = await createPlatform(config);
   const log = createLogger("silent");
   const session = opts.session === false ? undefined : await startSessionRole(config, platform, log);
+  const worker = opts.worker
+    ? await startWorkerRole(config, platform, log, { retryScheduleMs: opts.worker.retryScheduleMs })
+    : undefined;
   const gateway = await buildGateway(config, platform, { localSession: session?.manager });
   const { publicUrl: url } = await gateway.listen();
 
@@ -84,6 +96,7 @@ export async function startCluster(
     platform,
     gateway,
     session,
+    worker,
     simnet,
     request,
     admin,
@@ -127,6 +140,7 @@ export async function startCluster(
     async close() {
       await gateway.close();
       await session?.close();
+      await worker?.close();
       await simnet.close();
       await platform.close();
     },

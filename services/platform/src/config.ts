@@ -97,6 +97,8 @@ export const configSchema = z.object({
     .regex(/^\d+(,\d+)*$/)
     .transform((s) => s.split(",").map(Number))
     .optional(),
+  /** A stream entry left unacknowledged this long by a dispatcher (a crashed one) is taken over. */
+  DISPATCH_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(15_000),
   /** Deliveries in flight per dispatcher process. */
   DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(256),
 

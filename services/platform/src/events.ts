@@ -110,9 +110,13 @@ export class EventBus {
     },
   ): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
     const key = this.k.recentEvents(instanceId);
-    const floor = Math.max(q.since ?? 0, Date.now() - RECENT_MS);
-    let max = q.cursor ? `(${q.cursor}` : q.until !== undefined ? `${q.until}-18446744073709551615` : "+";
-    const min = `${floor}-0`;
+    // Stream ids carry Redis's clock, envelopes the producer's: read a margin wider, then
+    // filter on the envelope's own timestamp, which is what clients see.
+    const MARGIN = 5_000;
+    const since = Math.max(q.since ?? 0, Date.now() - RECENT_MS);
+    const until = q.until ?? Number.POSITIVE_INFINITY;
+    let max = q.cursor ? `(${q.cursor}` : Number.isFinite(until) ? `${until + MARGIN}-18446744073709551615` : "+";
+    const min = `${Math.max(0, since - MARGIN)}-0`;
     const data: EventEnvelope[] = [];
     let lastId: string | null = null;
     // Kind filters can skip entries: read in batches, bounded, until the page is full.
@@ -124,7 +128,9 @@ export class EventBus {
       }
       for (const [id, fields] of rows) {
         lastId = id;
-        if (!q.kinds || q.kinds.includes(fields[1]!)) data.push(JSON.parse(fields[3]!) as EventEnvelope);
+        if (q.kinds && !q.kinds.includes(fields[1]!)) continue;
+        const env = JSON.parse(fields[3]!) as EventEnvelope;
+        if (env.timestamp >= since && env.timestamp <= until) data.push(env);
         if (data.length === q.limit) break;
       }
       max = `(${lastId}`;

@@ -7,8 +7,6 @@ import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
 
 export const DISPATCH_GROUP = "dispatch";
-/** Entries another consumer took and did not acknowledge for this long are taken over. */
-const CLAIM_IDLE_MS = 15_000;
 const TARGET_CACHE_MS = 2_000;
 
 type Entry = [id: string, fields: string[]];
@@ -17,6 +15,8 @@ export interface DispatcherOptions {
   consumer: string;
   concurrency: number;
   taskQueue: string;
+  /** Entries another consumer took and did not acknowledge for this long are taken over. */
+  claimIdleMs: number;
   /** Tests only: a shortened retry schedule (the real one is asserted in the workflow test). */
   retryScheduleMs?: number[];
 }
@@ -116,7 +116,7 @@ export class Dispatcher {
             stream,
             DISPATCH_GROUP,
             this.opts.consumer,
-            CLAIM_IDLE_MS,
+            this.opts.claimIdleMs,
             "0-0",
             "COUNT",
             100,
@@ -126,7 +126,7 @@ export class Dispatcher {
           if (this.running) this.log.error({ err }, "dispatcher claim failed");
         }
       }
-      await new Promise((r) => setTimeout(r, 5_000));
+      await new Promise((r) => setTimeout(r, Math.min(5_000, this.opts.claimIdleMs)));
     }
   }
 

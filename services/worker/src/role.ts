@@ -53,6 +53,7 @@ export async function startWorkerRole(
     consumer: `${hostname()}-${process.pid}`,
     concurrency: config.DISPATCH_CONCURRENCY,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
+    claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
     retryScheduleMs: opts.retryScheduleMs,
   });
   await dispatcher.start();

@@ -100,6 +100,32 @@ export const adminInstancesRouter = router({
       instance: await ctx.platform.instances.setBilling(input.instanceId, input),
     })),
 
+  webhookDeactivations: adminProcedure
+    .meta({
+      auth: "admin",
+      openapi: {
+        method: "GET",
+        path: "/admin/webhook-deactivations",
+        tags: ["Admin: webhooks"],
+        summary: "Webhooks deactivated by delivery failures (410, or 24 h failing), newest first",
+      },
+    })
+    .input(z.object({ limit: z.coerce.number().int().min(1).max(1000).default(100) }))
+    .output(
+      z.object({
+        data: z.array(
+          z.object({
+            webhookId: z.string(),
+            instanceId: z.string(),
+            url: z.string(),
+            reason: z.string(),
+            at: z.string(),
+          }),
+        ),
+      }),
+    )
+    .query(async ({ ctx, input }) => ({ data: await ctx.platform.webhooks.deactivations(input.limit) })),
+
   setProvisioning: adminProcedure
     .meta({
       auth: "admin",

@@ -284,7 +284,7 @@ describe("outbound content through Baileys' generateWAMessage", () => {
     const bytes = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(300, 3)]);
     const audio = await send(CHAT, { type: "audio", media: media(bytes, "audio/mpeg") });
     expect(audio.m.audioMessage).toMatchObject({ mimetype: "audio/mpeg", ptt: false });
-    const voice = await send(CHAT, { type: "voice", media: media(bytes, "audio/ogg; codecs=opus"), seconds: 7 });
+    const voice = await send(CHAT, { type: "voice", media: media(bytes, "audio/ogg"), seconds: 7 });
     expect(voice.m.audioMessage).toMatchObject({ mimetype: "audio/ogg; codecs=opus", ptt: true, seconds: 7 });
     expect((await downloadBack(voice.m.audioMessage!, "audio")).equals(bytes)).toBe(true);
   });
@@ -317,6 +317,9 @@ describe("outbound content through Baileys' generateWAMessage", () => {
     expect(isAnimatedWebp(header)).toBe(true);
     const animated = await send(CHAT, { type: "sticker", media: media(header, "image/webp") });
     expect(animated.m.stickerMessage?.isAnimated).toBe(true);
+    const png = await picture().png().toBuffer();
+    const notWebp = await apiError(map(CHAT, { type: "sticker", media: media(png, "image/webp") }));
+    expect(notWebp.details).toEqual({ file: "figurinhas precisam ser WebP" });
   });
 
   it("location: locationMessage with coordinates, name, address and url", async () => {
@@ -390,6 +393,20 @@ describe("outbound content through Baileys' generateWAMessage", () => {
     expect(multi.m.pollCreationMessageV3).toBeFalsy();
     expect(multi.m.pollCreationMessage).toMatchObject({ name: "Sabores", selectableOptionsCount: 0 });
     expect(multi.m.pollCreationMessage?.options).toHaveLength(3);
+
+    // quoting works on polls; mentions and forwarded would be dropped by rc14, so they are refused
+    const stored: WAMessage = {
+      key: { remoteJid: CHAT_JID, fromMe: true, id: "3EB0CC" },
+      message: { conversation: "q" },
+    };
+    const poll: OutboundContent = { type: "poll", name: "P", options: ["A", "B"], multipleAnswers: false };
+    const quoted = await send(CHAT, poll, { quotedId: `true_${CHAT}_3EB0CC` }, { stored: [stored] });
+    expect(quoted.m.pollCreationMessageV3?.contextInfo).toMatchObject({
+      stanzaId: "3EB0CC",
+      participant: "5511999999999@s.whatsapp.net",
+    });
+    expect((await apiError(map(CHAT, poll, { forwarded: true }))).details).toHaveProperty("forwarded");
+    expect((await apiError(map(CHAT, poll, { mentions: [CHAT] }))).details).toHaveProperty("mentions");
 
     const dup = await apiError(map(CHAT, { type: "poll", name: "x", options: ["A", "A"], multipleAnswers: false }));
     expect(dup.details).toHaveProperty("poll.options");

@@ -23,12 +23,12 @@ import {
  * | image              | `{image, mimetype, caption}`                                                       |
  * | video              | `{video, mimetype, caption}`; `asNote` → `{video, ptv: true}` (round note, no caption) |
  * | audio              | `{audio, mimetype, ptt: false}`                                                    |
- * | voice              | `{audio, mimetype, ptt: true, seconds}`                                            |
+ * | voice              | `{audio, mimetype: "audio/ogg; codecs=opus" (for OGG/Opus), ptt: true, seconds}`    |
  * | document           | `{document, mimetype, fileName, caption}`                                          |
- * | sticker            | `{sticker, mimetype, isAnimated}` (animated = WebP with the VP8X animation flag)   |
+ * | sticker            | `{sticker, mimetype: "image/webp", isAnimated}` (WebP only; VP8X animation flag)   |
  * | location           | `{location: {degreesLatitude, degreesLongitude, name, address, url}}`              |
  * | contacts           | `{contacts: {displayName, contacts: [{displayName, vcard}]}}` (vCard 3.0, `waid=`)  |
- * | poll               | `{poll: {name, values, selectableCount: multipleAnswers ? 0 : 1}}`                 |
+ * | poll               | `{poll: {name, values, selectableCount: multipleAnswers ? 0 : 1}}` (quote yes; mentions/forwarded 422) |
  * | poll_vote          | not supported (501): needs the poll's secret from the stored poll message          |
  * | reaction           | `{react: {text: emoji, key}}` (key from our id)                                    |
  * | edit               | `{text, edit: key}` (own messages only)                                            |
@@ -202,6 +202,12 @@ export async function toBaileysContent(
     }
   }
 
+  if (content.type === "poll" && (options.mentions?.length || options.forwarded)) {
+    // rc14 builds polls with `messageContextInfo` first and attaches mentions and contextInfo to
+    // the first key, where the proto has no such fields: they would vanish without a word.
+    throw invalid(options.forwarded ? "forwarded" : "mentions", "não é suportado em enquetes");
+  }
+
   const base = await baseContent(jid, content, ctx);
 
   const extras: { mentions?: string[]; contextInfo?: proto.IContextInfo } = {};
@@ -231,7 +237,7 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     case "voice":
       return {
         audio: mediaBytes(c.media),
-        mimetype: c.media.mimetype,
+        mimetype: voiceMimetype(c.media.mimetype),
         ptt: true,
         ...(c.seconds !== undefined ? { seconds: c.seconds } : {}),
       };
@@ -244,7 +250,9 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
       };
     case "sticker": {
       const bytes = mediaBytes(c.media);
-      return { sticker: bytes, mimetype: c.media.mimetype, isAnimated: isAnimatedWebp(bytes) };
+      // Baileys converts nothing (reference §6): a sticker that is not WebP would not render.
+      if (!isWebp(bytes)) throw invalid("file", "figurinhas precisam ser WebP");
+      return { sticker: bytes, mimetype: "image/webp", isAnimated: isAnimatedWebp(bytes) };
     }
     case "location":
       return {
@@ -331,6 +339,18 @@ async function linkThumbnail(image: OutboundMedia, ctx: OutboundContext): Promis
   } catch {
     throw invalid("preview.image", "imagem inválida ou em formato não suportado");
   }
+}
+
+/**
+ * Voice notes are Opus in OGG; WhatsApp's clients expect the exact `audio/ogg; codecs=opus`
+ * (Baileys' default) and may not draw an OGG voice note labelled otherwise. Others as given.
+ */
+function voiceMimetype(mimetype: string): string {
+  return /^audio\/(ogg|opus)\b/i.test(mimetype.trim()) ? "audio/ogg; codecs=opus" : mimetype;
+}
+
+function isWebp(bytes: Buffer): boolean {
+  return bytes.length >= 12 && bytes.toString("latin1", 0, 4) === "RIFF" && bytes.toString("latin1", 8, 12) === "WEBP";
 }
 
 /** `RIFF....WEBPVP8X` with the animation bit of the VP8X flags set. */
