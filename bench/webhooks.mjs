@@ -153,9 +153,11 @@ function analyse(dump, ids, { producerEndMs } = {}) {
   const firstAt = recvSorted[0];
   const lastAt = recvSorted[n - 1];
   const perSecond = [];
-  for (const t of recvSorted) {
-    const s = Math.floor((t - firstAt) / 1000);
+  const latBySecond = [];
+  for (let i = 0; i < n; i++) {
+    const s = Math.floor((recv[i] - firstAt) / 1000);
     perSecond[s] = (perSecond[s] ?? 0) + 1;
+    (latBySecond[s] ??= []).push(lat[i]);
   }
   // Deliveries after the producer was done: the dispatcher draining the backlog, with the producer idle.
   let drain;
@@ -177,6 +179,7 @@ function analyse(dump, ids, { producerEndMs } = {}) {
     p99: percentile(latSorted, 99),
     max: latSorted[n - 1],
     perSecond: Array.from(perSecond, (v) => v ?? 0),
+    p99BySecond: Array.from(latBySecond, (v) => (v ? percentile(Float64Array.from(v).sort(), 99) : Number.NaN)),
     drain,
   };
 }
@@ -452,6 +455,7 @@ export default async function webhooksBench() {
   out(
     `  latency creation → receipt: p50 ${fmt(steady.a.p50, 1)} ms, p99 ${fmt(steady.a.p99, 1)} ms, max ${fmt(steady.a.max, 1)} ms`,
   );
+  out(`  p99 per second of receipt: ${steady.a.p99BySecond.map((v) => fmt(v)).join(" ")} ms`);
   out(`  cpu cores: ${formatCores(steady.cores)}`);
   out(
     `raw undici baseline: ${fmt(raw.count)} POSTs (after ${fmt(raw.warmup)} warm-up), ${raw.concurrency} in flight, one process: ` +
@@ -527,7 +531,10 @@ export default async function webhooksBench() {
   if (profileDir) {
     const [file] = newestProfiles(profileDir);
     if (file) {
-      out(`\nworker CPU profile (max-throughput phase): ${file}`);
+      out(
+        `\nworker CPU profile: ${file}\n` +
+          `max-throughput phase: CLOCK_MONOTONIC ${burst.window.startUs}–${burst.window.endUs} µs`,
+      );
       out(hotSpots(file, { top: 30, window: burst.window }));
     } else {
       out(`\nno CPU profile was written to ${profileDir}`);

@@ -21,8 +21,7 @@ async function startSmtpSink() {
     let buf = "";
     sock.on("data", (chunk) => {
       buf += chunk.toString();
-      let i: number;
-      while ((i = buf.indexOf("\r\n")) >= 0) {
+      for (let i = buf.indexOf("\r\n"); i >= 0; i = buf.indexOf("\r\n")) {
         const line = buf.slice(0, i);
         buf = buf.slice(i + 2);
         if (data !== null) {

@@ -12,7 +12,7 @@ export function createActivities(deps: { platform: Platform; notifier: Notifier;
       const delivery = await webhooks.getDelivery(deliveryId);
       if (!delivery) return { done: true, result: "stopped" }; // expired or deleted
       const target = await webhooks.target(delivery.webhookId);
-      if (!target || !target.active) {
+      if (!target?.active) {
         // Deleted or deactivated meanwhile: no more attempts (a reactivation starts fresh).
         await webhooks.recordAttempt(delivery, {
           ok: false,
