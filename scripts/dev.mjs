@@ -26,7 +26,7 @@ const simnetPort = process.env.SIMNET_PORT ?? "8090";
 const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? "development",
-  ROLES: process.env.ROLES ?? "gateway,session,simnet",
+  ROLES: process.env.ROLES ?? "gateway,session,worker,simnet",
   AUTH_STATE_KEY: process.env.AUTH_STATE_KEY ?? devSecrets.AUTH_STATE_KEY,
   WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? devSecrets.WEBHOOK_SECRET_KEY,
   // Local receivers (http://127.0.0.1:3000/…) must work in development.
