@@ -2,6 +2,7 @@ import {
   ApiError,
   type ConnectionStatus,
   cappingSchema,
+  type ErrorCode,
   type Instance,
   instanceEnvelopeSchema,
   logoutInput,
@@ -64,6 +65,33 @@ async function start(ctx: Context, instance: Instance): Promise<Instance> {
   return current;
 }
 
+/** Pairing routes (spec 4.2): standard instances only, in SCAN_QR_CODE; the owner answers. */
+async function pairingOwner(ctx: Context & { instance: Instance }, what: string) {
+  requireStandard(ctx.instance);
+  requireStatus(ctx.instance, "SCAN_QR_CODE", what);
+  return ctx.sessions.owner(ctx.instance.id);
+}
+
+/** Account information: the connection must be WORKING; the owner answers. */
+async function workingOwner(ctx: Context & { instance: Instance }, what: string) {
+  requireStatus(ctx.instance, "WORKING", what);
+  return ctx.sessions.owner(ctx.instance.id);
+}
+
+const pairingStep = (method: "GET" | "POST", path: string, summary: string, errors: ErrorCode[] = []) =>
+  instanceProcedure.meta({
+    auth: "instance",
+    errors: ["instance_not_connected", "network_unavailable", "not_supported_by_provider", ...errors],
+    openapi: { method, path: `/instances/{instanceId}/${path}`, tags: pairingTags, summary },
+  });
+
+const accountInfo = (path: string, summary: string) =>
+  instanceProcedure.meta({
+    auth: "instance",
+    errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+    openapi: { method: "GET", path: `/instances/{instanceId}/${path}`, tags, summary },
+  });
+
 const lifecycle = (path: string, summary: string, description: string) =>
   instanceProcedure.meta({
     auth: "instance",
@@ -125,139 +153,62 @@ export const sessionRouter = router({
       return { instance: await ctx.platform.instances.require(id) };
     }),
 
-  qrCode: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "network_unavailable", "not_supported_by_provider"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/qr-code",
-        tags: pairingTags,
-        summary: "The current QR code (SCAN_QR_CODE only; changes about every 20 s)",
-      },
-    })
+  qrCode: pairingStep("GET", "qr-code", "The current QR code (SCAN_QR_CODE only; changes about every 20 s)")
     .input(z.object({ format: z.enum(["image", "raw"], "use format=image ou format=raw") }))
     .output(qrResponseSchema)
     .query(async ({ ctx, input }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O QR code");
-      const value = await (await ctx.sessions.owner(ctx.instance.id)).qr(ctx.instance.id);
+      const value = await (await pairingOwner(ctx, "O QR code")).qr(ctx.instance.id);
       if (input.format === "raw") return { data: "", mimetype: "text/plain", value };
       const png = await QRCode.toBuffer(value, { type: "png", margin: 2, width: 300, errorCorrectionLevel: "M" });
       return { data: png.toString("base64"), mimetype: "image/png", value };
     }),
 
-  pairingCode: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "too_many_attempts", "network_unavailable", "not_supported_by_provider"],
-      openapi: {
-        method: "POST",
-        path: "/instances/{instanceId}/pairing-code",
-        tags: pairingTags,
-        summary: "An 8-character code to type on the phone instead of scanning (SCAN_QR_CODE only)",
-      },
-    })
+  pairingCode: pairingStep(
+    "POST",
+    "pairing-code",
+    "An 8-character code to type on the phone instead of scanning (SCAN_QR_CODE only)",
+    ["too_many_attempts"],
+  )
     .input(pairingCodeInput)
     .output(successSchema.extend({ code: z.string().meta({ description: "8 characters, valid a few minutes" }) }))
     .mutation(async ({ ctx, input }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O código de pareamento");
-      const api = await ctx.sessions.owner(ctx.instance.id);
+      const owner = await pairingOwner(ctx, "O código de pareamento");
       const method = input.method === "sms" || input.method === "voice" ? input.method : undefined;
-      return { success: true as const, code: await api.pairingCode(ctx.instance.id, input.phoneNumber, method) };
+      return { success: true as const, code: await owner.pairingCode(ctx.instance.id, input.phoneNumber, method) };
     }),
 
-  passkeyChallenge: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/passkey/challenge",
-        tags: pairingTags,
-        summary: "Passkey challenge",
-      },
-    })
+  passkeyChallenge: pairingStep("GET", "passkey/challenge", "Passkey challenge", ["not_supported"])
     .output(passkeyChallengeSchema)
-    .query(async ({ ctx }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
-      return (await ctx.sessions.owner(ctx.instance.id)).passkeyChallenge(ctx.instance.id);
-    }),
+    .query(async ({ ctx }) => (await pairingOwner(ctx, "O passkey")).passkeyChallenge(ctx.instance.id)),
 
-  passkey: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
-      openapi: {
-        method: "POST",
-        path: "/instances/{instanceId}/passkey",
-        tags: pairingTags,
-        summary: "Answer the passkey challenge",
-      },
-    })
+  passkey: pairingStep("POST", "passkey", "Answer the passkey challenge", ["not_supported"])
     .input(passkeyAssertionInput)
     .output(successSchema)
     .mutation(async ({ ctx, input: { instanceId, ...assertion } }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
-      await (await ctx.sessions.owner(instanceId)).submitPasskey(instanceId, assertion);
+      await (await pairingOwner(ctx, "O passkey")).submitPasskey(instanceId, assertion);
       return { success: true as const };
     }),
 
-  passkeyConfirmation: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/passkey/confirmation",
-        tags: pairingTags,
-        summary: "Passkey confirmation code",
-      },
-    })
+  passkeyConfirmation: pairingStep("GET", "passkey/confirmation", "Passkey confirmation code", ["not_supported"])
     .output(z.object({ code: z.string() }))
-    .query(async ({ ctx }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
-      return (await ctx.sessions.owner(ctx.instance.id)).passkeyConfirmation(ctx.instance.id);
-    }),
+    .query(async ({ ctx }) => (await pairingOwner(ctx, "O passkey")).passkeyConfirmation(ctx.instance.id)),
 
-  passkeyConfirm: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "not_supported", "network_unavailable"],
-      openapi: {
-        method: "POST",
-        path: "/instances/{instanceId}/passkey/confirm",
-        tags: pairingTags,
-        summary: "Confirm the passkey pairing",
-      },
-    })
+  passkeyConfirm: pairingStep("POST", "passkey/confirm", "Confirm the passkey pairing", ["not_supported"])
     .output(successSchema)
     .mutation(async ({ ctx }) => {
-      requireStandard(ctx.instance);
-      requireStatus(ctx.instance, "SCAN_QR_CODE", "O passkey");
-      await (await ctx.sessions.owner(ctx.instance.id)).confirmPasskey(ctx.instance.id);
+      await (await pairingOwner(ctx, "O passkey")).confirmPasskey(ctx.instance.id);
       return { success: true as const };
     }),
 
-  me: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
-      openapi: { method: "GET", path: "/instances/{instanceId}/me", tags, summary: "The connected account (spec 2.2)" },
-    })
+  me: accountInfo("me", "The connected account (spec 2.2)")
     .output(meSchema)
     .query(async ({ ctx }) => {
       const { id } = ctx.instance;
-      requireStatus(ctx.instance, "WORKING", "Os dados da conta");
-      const api = await ctx.sessions.owner(id);
+      const owner = await workingOwner(ctx, "Os dados da conta");
       const [account, messageCapping, reachoutTimelock] = await Promise.all([
-        api.account(id),
-        api.capping(id),
-        api.timelock(id),
+        owner.account(id),
+        owner.capping(id),
+        owner.timelock(id),
       ]);
       return {
         id: `${account.phone}@c.us`,
@@ -269,37 +220,11 @@ export const sessionRouter = router({
       };
     }),
 
-  capping: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/capping",
-        tags,
-        summary: "New-conversation quota (spec 2.3)",
-      },
-    })
+  capping: accountInfo("capping", "New-conversation quota (spec 2.3)")
     .output(cappingSchema)
-    .query(async ({ ctx }) => {
-      requireStatus(ctx.instance, "WORKING", "A cota");
-      return (await ctx.sessions.owner(ctx.instance.id)).capping(ctx.instance.id);
-    }),
+    .query(async ({ ctx }) => (await workingOwner(ctx, "A cota")).capping(ctx.instance.id)),
 
-  timelock: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/timelock",
-        tags,
-        summary: "Contact restriction (spec 2.4)",
-      },
-    })
+  timelock: accountInfo("timelock", "Contact restriction (spec 2.4)")
     .output(timelockSchema)
-    .query(async ({ ctx }) => {
-      requireStatus(ctx.instance, "WORKING", "A restrição");
-      return (await ctx.sessions.owner(ctx.instance.id)).timelock(ctx.instance.id);
-    }),
+    .query(async ({ ctx }) => (await workingOwner(ctx, "A restrição")).timelock(ctx.instance.id)),
 });
