@@ -41,12 +41,17 @@ const HELM = {
 };
 
 // Values the chart requires (no defaults for secrets); placeholders for linting only.
+const WEBHOOK_KEY = Buffer.alloc(32, 1).toString("base64");
+const AUTH_STATE_KEY = Buffer.alloc(32, 2).toString("base64");
 const REQUIRED = [
   "secrets.adminToken=lint-admin-token",
   "secrets.internalSecret=lint-internal-secret-0123456789",
-  `secrets.webhookSecretKey=${Buffer.alloc(32, 1).toString("base64")}`,
+  `secrets.webhookSecretKey=${WEBHOOK_KEY}`,
+  // Required while session.enabled (the default): the session role seals auth state with it.
+  `secrets.authStateKey=${AUTH_STATE_KEY}`,
   "config.PUBLIC_BASE_URL=https://gateway.example.com",
 ];
+const WITHOUT = (prefix) => REQUIRED.filter((v) => !v.startsWith(prefix));
 
 const log = (msg) => process.stderr.write(`[helm-lint] ${msg}\n`);
 
@@ -110,15 +115,40 @@ function ensureHelm() {
 
 const sets = (values) => values.flatMap((v) => ["--set", v]);
 
-/** Kinds and names of the objects in a multi-document YAML stream. */
-function objects(yaml) {
+/** The documents of a multi-document YAML stream, each with its kind and metadata.name. */
+function documents(yaml) {
   const out = [];
-  for (const doc of yaml.split(/^---\s*$/m)) {
-    const kind = doc.match(/^kind:\s*(\S+)/m)?.[1];
-    const name = doc.match(/^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(\S+)/m)?.[1];
-    if (kind) out.push(`${kind}/${name ?? "?"}`);
+  for (const text of yaml.split(/^---\s*$/m)) {
+    const kind = text.match(/^kind:\s*(\S+)/m)?.[1];
+    const name = text.match(/^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(\S+)/m)?.[1];
+    if (kind) out.push({ id: `${kind}/${name ?? "?"}`, text });
   }
   return out;
+}
+
+/** Kinds and names of the objects in a multi-document YAML stream. */
+function objects(yaml) {
+  return documents(yaml).map((d) => d.id);
+}
+
+/** The text of one rendered object (kind/name); throws when it is missing. */
+function doc(yaml, id) {
+  const found = documents(yaml).find((d) => d.id === id);
+  if (!found) throw new Error(`missing ${id}; rendered: ${objects(yaml).join(", ")}`);
+  return found.text;
+}
+
+/** Throws unless every pattern matches the text (what names the object in the message). */
+function expectAll(text, what, patterns) {
+  for (const want of patterns) {
+    if (!want.test(text)) throw new Error(`${what} lacks ${want}`);
+  }
+}
+
+function expectNone(text, what, patterns) {
+  for (const unwanted of patterns) {
+    if (unwanted.test(text)) throw new Error(`${what} has ${unwanted}`);
+  }
 }
 
 function main() {
@@ -166,6 +196,11 @@ function main() {
       "Deployment/gw-gateway-gateway",
       "HorizontalPodAutoscaler/gw-gateway-gateway",
       "PodDisruptionBudget/gw-gateway-gateway",
+      "StatefulSet/gw-gateway-session",
+      "Service/gw-gateway-session",
+      "PodDisruptionBudget/gw-gateway-session",
+      "Deployment/gw-gateway-worker",
+      "PodDisruptionBudget/gw-gateway-worker",
     ]) {
       if (!objs.includes(want)) throw new Error(`missing ${want}; rendered: ${objs.join(", ")}`);
     }
@@ -180,7 +215,137 @@ function main() {
     ]) {
       if (!want.test(rendered)) throw new Error(`rendered manifests lack ${want}`);
     }
+    if (objs.some((o) => /simnet/.test(o))) throw new Error("simnet (dev/test only) is rendered");
+    expectAll(doc(rendered, "Secret/gw-gateway-secrets"), "Secret", [
+      /^ {2}AUTH_STATE_KEY: "/m,
+      /^ {2}WEBHOOK_SECRET_KEY: "/m,
+    ]);
+    expectNone(doc(rendered, "Secret/gw-gateway-secrets"), "Secret without secrets.smtpUrl", [/^ {2}SMTP_URL:/m]);
+    expectAll(doc(rendered, "ConfigMap/gw-gateway-config"), "ConfigMap", [/TEMPORAL_TASK_QUEUE: "gateway"/]);
     return `${objs.length} objects: ${objs.join(", ")}`;
+  });
+
+  check("session role: StatefulSet, POD_ID from metadata.name, headless Service, PDB", () => {
+    const sts = doc(rendered, "StatefulSet/gw-gateway-session");
+    expectAll(sts, "StatefulSet/gw-gateway-session", [
+      /^ {2}serviceName: gw-gateway-session\n/m,
+      /^ {2}podManagementPolicy: Parallel\n/m,
+      /^ {2}replicas: 2\n/m,
+      /name: ROLES\n\s+value: "session"/,
+      // The downward API: the pod name is the stable, unique POD_ID.
+      /name: POD_ID\n\s+valueFrom:\n\s+fieldRef:\n\s+fieldPath: metadata\.name\n/,
+      /name: SESSION_HOST\n\s+value: "0\.0\.0\.0"/,
+      /name: SESSION_PORT\n\s+value: "8082"/,
+      /name: SESSION_ADVERTISE_URL\n\s+value: "http:\/\/\$\(POD_ID\)\.gw-gateway-session\.gw\.svc\.cluster\.local:8082"/,
+      /name: SESSION_CAPACITY\n\s+value: "5000"/,
+      /name: LEASE_TTL_MS\n\s+value: "3000"/,
+      /name: SHUTDOWN_TIMEOUT_MS\n\s+value: "25000"/,
+      /name: AUTH_STATE_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: AUTH_STATE_KEY/,
+      /name: INTERNAL_SECRET\n\s+valueFrom:\n\s+secretKeyRef:/,
+      /name: WEBHOOK_SECRET_KEY\n\s+valueFrom:\n\s+secretKeyRef:/,
+      /- name: session\n\s+containerPort: 8082\n/,
+      /livenessProbe:\n(?:\s+\S.*\n)*?\s+httpGet:\n\s+path: \/healthz\n\s+port: session\n/,
+      /readinessProbe:\n(?:\s+\S.*\n)*?\s+httpGet:\n\s+path: \/healthz\n\s+port: session\n/,
+      // ceil(25000 ms / 1000) + 0 s preStop + 5 s margin.
+      /terminationGracePeriodSeconds: 30\n/,
+      /readOnlyRootFilesystem: true/,
+    ]);
+    // $(POD_ID) in SESSION_ADVERTISE_URL expands only when POD_ID is defined before it.
+    if (sts.indexOf("name: POD_ID") > sts.indexOf("name: SESSION_ADVERTISE_URL"))
+      throw new Error("POD_ID must come before SESSION_ADVERTISE_URL in env");
+    expectAll(doc(rendered, "Service/gw-gateway-session"), "Service/gw-gateway-session (headless)", [
+      /^ {2}clusterIP: None\n/m,
+      /^ {2}publishNotReadyAddresses: true\n/m,
+      /port: 8082\n\s+targetPort: session\n/,
+      /app\.kubernetes\.io\/component: session/,
+    ]);
+    expectAll(doc(rendered, "PodDisruptionBudget/gw-gateway-session"), "session PDB", [
+      /maxUnavailable: 1\n/,
+      /app\.kubernetes\.io\/component: session/,
+    ]);
+    return "POD_ID=metadata.name, advertised at $(POD_ID).gw-gateway-session.gw.svc.cluster.local:8082";
+  });
+
+  check("worker role: Deployment without port or probes, SMTP_URL optional from the Secret, PDB", () => {
+    const dep = doc(rendered, "Deployment/gw-gateway-worker");
+    expectAll(dep, "Deployment/gw-gateway-worker", [
+      /^ {2}replicas: 2\n/m,
+      /name: ROLES\n\s+value: "worker"/,
+      /name: DISPATCH_CONCURRENCY\n\s+value: "256"/,
+      /name: DISPATCH_CLAIM_IDLE_MS\n\s+value: "15000"/,
+      /name: WEBHOOK_SECRET_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: WEBHOOK_SECRET_KEY/,
+      /name: SMTP_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: SMTP_URL\n\s+optional: true/,
+      /terminationGracePeriodSeconds: 30\n/,
+    ]);
+    expectNone(dep, "Deployment/gw-gateway-worker", [
+      /containerPort:/,
+      /livenessProbe:/,
+      /readinessProbe:/,
+      /startupProbe:/,
+      /name: AUTH_STATE_KEY/,
+    ]);
+    expectAll(doc(rendered, "PodDisruptionBudget/gw-gateway-worker"), "worker PDB", [
+      /maxUnavailable: 1\n/,
+      /app\.kubernetes\.io\/component: worker/,
+    ]);
+    return "ROLES=worker, no probes (no HTTP port yet)";
+  });
+
+  check("helm template with another namespace, clusterDomain and session port", () => {
+    const out = must(
+      h([
+        "template",
+        "msg",
+        CHART,
+        "--namespace",
+        "prod",
+        ...sets(REQUIRED),
+        "--set",
+        "clusterDomain=k8s.example",
+        "--set",
+        "session.port=9000",
+        "--set",
+        "session.replicaCount=4",
+      ]),
+      "helm template (session settings)",
+    ).stdout;
+    expectAll(doc(out, "StatefulSet/msg-gateway-session"), "StatefulSet/msg-gateway-session", [
+      /name: SESSION_ADVERTISE_URL\n\s+value: "http:\/\/\$\(POD_ID\)\.msg-gateway-session\.prod\.svc\.k8s\.example:9000"/,
+      /name: SESSION_PORT\n\s+value: "9000"/,
+      /containerPort: 9000\n/,
+      /^ {2}replicas: 4\n/m,
+    ]);
+    expectAll(doc(out, "Service/msg-gateway-session"), "Service/msg-gateway-session", [/port: 9000\n/]);
+    return "advertised at $(POD_ID).msg-gateway-session.prod.svc.k8s.example:9000";
+  });
+
+  check("helm template with secrets.smtpUrl (SMTP_URL in the Secret)", () => {
+    const out = must(
+      h(["template", "gw", CHART, ...sets(REQUIRED), "--set", "secrets.smtpUrl=smtp://user:pass@smtp.example.com:587"]),
+      "helm template (smtpUrl)",
+    ).stdout;
+    const want = Buffer.from("smtp://user:pass@smtp.example.com:587").toString("base64");
+    expectAll(doc(out, "Secret/gw-gateway-secrets"), "Secret", [new RegExp(`^ {2}SMTP_URL: "${want}"`, "m")]);
+    return "SMTP_URL stored";
+  });
+
+  check("helm template with session and worker disabled", () => {
+    const out = must(
+      h(["template", "gw", CHART, ...sets(WITHOUT("secrets.authStateKey=")), "--set", "session.enabled=false"]),
+      "helm template (session off, no authStateKey)",
+    ).stdout;
+    const objs = objects(out);
+    if (objs.some((o) => o.endsWith("-session"))) throw new Error(`session objects with session off: ${objs}`);
+    if (/AUTH_STATE_KEY/.test(out)) throw new Error("AUTH_STATE_KEY rendered with session off");
+    if (!objs.includes("Deployment/gw-gateway-worker")) throw new Error("worker missing");
+    const noWorker = objects(
+      must(
+        h(["template", "gw", CHART, ...sets(REQUIRED), "--set", "worker.enabled=false"]),
+        "helm template (worker off)",
+      ).stdout,
+    );
+    if (noWorker.some((o) => o.endsWith("-worker"))) throw new Error(`worker objects with worker off: ${noWorker}`);
+    return "secrets.authStateKey not needed without the session role";
   });
 
   check("helm template with secrets.existingSecret (no Secret rendered)", () => {
@@ -205,6 +370,10 @@ function main() {
       throw new Error("HPA rendered with autoscaling off");
     if (!/name: gw-secrets\n\s+key: ADMIN_TOKEN/.test(out))
       throw new Error("ADMIN_TOKEN does not come from gw-secrets");
+    expectAll(out, "manifests with existingSecret", [
+      /name: AUTH_STATE_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-secrets\n\s+key: AUTH_STATE_KEY/,
+      /name: SMTP_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-secrets\n\s+key: SMTP_URL\n\s+optional: true/,
+    ]);
     if (!/replicas: 2\n/.test(out)) throw new Error("replicas missing with autoscaling off");
     return `${objs.length} objects`;
   });
@@ -217,10 +386,44 @@ function main() {
   });
 
   check("helm template refuses reserved keys in config", () => {
-    const r = h(["template", "gw", CHART, ...sets(REQUIRED), "--set", "config.ROLES=gateway"]);
-    if (r.status === 0) throw new Error("rendered with config.ROLES");
-    return "config.ROLES rejected";
+    const keys = ["ROLES", "POD_ID", "SESSION_ADVERTISE_URL", "LEASE_TTL_MS", "AUTH_STATE_KEY", "SMTP_URL"];
+    for (const key of keys) {
+      const r = h(["template", "gw", CHART, ...sets(REQUIRED), "--set", `config.${key}=x`]);
+      if (r.status === 0) throw new Error(`rendered with config.${key}`);
+      if (!r.stderr.includes(`config.${key} is set by the chart`)) throw new Error(`unexpected error:\n${r.stderr}`);
+    }
+    return `config.{${keys.join(",")}} rejected`;
   });
+
+  const refuses = (name, values, message) =>
+    check(`helm template refuses ${name}`, () => {
+      const r = h(["template", "gw", CHART, ...sets(values)]);
+      if (r.status === 0) throw new Error(`rendered with ${name}`);
+      if (!message.test(r.stderr)) throw new Error(`unexpected error (want ${message}):\n${r.stderr}`);
+      return message.source.replaceAll("\\", "");
+    });
+  refuses("a missing secrets.authStateKey", WITHOUT("secrets.authStateKey="), /secrets\.authStateKey is required/);
+  refuses(
+    "a secrets.authStateKey that is not 32 bytes",
+    [...WITHOUT("secrets.authStateKey="), `secrets.authStateKey=${Buffer.alloc(16, 3).toString("base64")}`],
+    /secrets\.authStateKey must be 32 bytes/,
+  );
+  refuses(
+    "secrets.authStateKey equal to secrets.webhookSecretKey",
+    [...WITHOUT("secrets.authStateKey="), `secrets.authStateKey=${WEBHOOK_KEY}`],
+    /secrets\.authStateKey must differ from secrets\.webhookSecretKey/,
+  );
+  refuses(
+    "a secrets.smtpUrl that is not smtp(s)://",
+    [...REQUIRED, "secrets.smtpUrl=smtp.example.com:587"],
+    /secrets\.smtpUrl must be an smtp:\/\/ or smtps:\/\/ URL/,
+  );
+  refuses("session.leaseTtlMs below 500", [...REQUIRED, "session.leaseTtlMs=100"], /session\.leaseTtlMs/);
+  refuses(
+    "a session StatefulSet name over 52 characters",
+    [...REQUIRED, `fullnameOverride=${"x".repeat(50)}`],
+    /longer than 52 characters/,
+  );
 
   process.stdout.write(`helm-lint: ${passed} passed, ${failed} failed\n`);
   process.exit(failed === 0 ? 0 : 1);

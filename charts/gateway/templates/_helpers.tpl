@@ -1,7 +1,8 @@
 {{/*
 Helpers shared by every role's templates. Role-level helpers take a dict:
   (dict "root" $ "role" "gateway" "values" .Values.gateway)
-so that the session / worker / simnet templates can reuse them when those roles exist.
+so that every role's templates (gateway-*, session-*, worker-*) share them. simnet (dev/test
+only) is not part of the chart.
 */}}
 
 {{- define "gw.name" -}}
@@ -47,6 +48,11 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- printf "%s-%s" (include "gw.fullname" .root) .role | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* Headless Service of the session StatefulSet (its serviceName): <fullname>-session. */}}
+{{- define "gw.sessionHeadlessServiceName" -}}
+{{- include "gw.componentName" (dict "root" . "role" "session") }}
+{{- end }}
+
 {{- define "gw.componentLabels" -}}
 {{ include "gw.labels" .root }}
 app.kubernetes.io/component: {{ .role }}
@@ -86,9 +92,12 @@ app.kubernetes.io/component: {{ .role }}
 {{- end }}
 {{- end }}
 
-{{/* Environment variables the chart sets itself; they may not appear in .Values.config. */}}
+{{/*
+Environment variables the chart sets itself (per role, from the role's values block, or from
+the Secret); they may not appear in .Values.config.
+*/}}
 {{- define "gw.reservedEnv" -}}
-ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET
+ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET WEBHOOK_SECRET_KEY AUTH_STATE_KEY SMTP_URL POD_ID SESSION_HOST SESSION_PORT SESSION_ADVERTISE_URL SESSION_CAPACITY LEASE_TTL_MS DISPATCH_CONCURRENCY DISPATCH_CLAIM_IDLE_MS SMTP_FROM
 {{- end }}
 
 {{/* A config value as an env string: whole floats (YAML numbers) without exponent. */}}
@@ -129,15 +138,43 @@ ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET
 {{- end }}
 
 {{/*
+SHUTDOWN_TIMEOUT_MS of a role: its own shutdownTimeoutMs (session, worker), else the shared
+config.SHUTDOWN_TIMEOUT_MS. Takes (dict "root" $ "role" "…" "values" <role values>).
+*/}}
+{{- define "gw.roleShutdownTimeoutMs" -}}
+{{- $v := dig "shutdownTimeoutMs" nil .values }}
+{{- if kindIs "invalid" $v }}
+{{- include "gw.shutdownTimeoutMs" .root }}
+{{- else if lt (int64 $v) 1 }}
+{{- fail (printf "%s.shutdownTimeoutMs must be a positive number of milliseconds (or null)" .role) }}
+{{- else }}
+{{- int64 $v }}
+{{- end }}
+{{- end }}
+
+{{/*
+SHUTDOWN_TIMEOUT_MS env of a role whose shutdownTimeoutMs is set (overrides the ConfigMap's).
+Takes (dict "root" $ "role" "…" "values" <role values>).
+*/}}
+{{- define "gw.roleShutdownEnv" -}}
+{{- if not (kindIs "invalid" (dig "shutdownTimeoutMs" nil .values)) }}
+- name: SHUTDOWN_TIMEOUT_MS
+  value: {{ include "gw.roleShutdownTimeoutMs" . | quote }}
+{{- end }}
+{{- end }}
+
+{{/*
 terminationGracePeriodSeconds of a role: its own value, or the preStop sleep plus
-ceil(SHUTDOWN_TIMEOUT_MS / 1000) plus 5 s of margin. Takes (dict "root" $ "values" <role values>).
+ceil(SHUTDOWN_TIMEOUT_MS / 1000) (the role's own shutdownTimeoutMs when it has one) plus 5 s of
+margin. main.ts exits on its own once SHUTDOWN_TIMEOUT_MS has passed, so the kubelet never needs
+to SIGKILL. Takes (dict "root" $ "role" "…" "values" <role values>).
 */}}
 {{- define "gw.terminationGracePeriodSeconds" -}}
 {{- $v := .values }}
 {{- if not (kindIs "invalid" $v.terminationGracePeriodSeconds) }}
 {{- int64 $v.terminationGracePeriodSeconds }}
 {{- else }}
-{{- $ms := int64 (include "gw.shutdownTimeoutMs" .root) }}
+{{- $ms := int64 (include "gw.roleShutdownTimeoutMs" .) }}
 {{- add (div (add $ms 999) 1000) (int64 (default 0 $v.preStopSleepSeconds)) 5 }}
 {{- end }}
 {{- end }}
@@ -183,6 +220,61 @@ lifecycle:
     secretKeyRef:
       name: {{ $name }}
       key: {{ $keys.redisUrl }}
+{{- end }}
+{{- end }}
+
+{{/* AUTH_STATE_KEY from the Secret (the session role). */}}
+{{- define "gw.authStateKeyEnv" -}}
+- name: AUTH_STATE_KEY
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "gw.secretName" . }}
+      key: {{ .Values.secrets.keys.authStateKey }}
+{{- end }}
+
+{{/*
+SMTP_URL from the Secret (the worker role). Optional: when the Secret has no such key the
+variable stays unset and no e-mail is sent.
+*/}}
+{{- define "gw.smtpUrlEnv" -}}
+- name: SMTP_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "gw.secretName" . }}
+      key: {{ .Values.secrets.keys.smtpUrl }}
+      optional: true
+{{- end }}
+
+{{/*
+Scheduling of a role's pods: nodeSelector, affinity, tolerations, topologySpreadConstraints
+(null: spread over nodes, ScheduleAnyway; []: none). Takes (dict "root" $ "role" "…" "values" …).
+Rendered at the indentation of a pod spec's keys.
+*/}}
+{{- define "gw.scheduling" -}}
+{{- $v := .values }}
+{{- with $v.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $v.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- if kindIs "invalid" $v.topologySpreadConstraints }}
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "gw.componentSelectorLabels" . | nindent 8 }}
+{{- else if $v.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml $v.topologySpreadConstraints | nindent 2 }}
 {{- end }}
 {{- end }}
 
