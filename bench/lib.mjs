@@ -43,15 +43,27 @@ export function onCleanup(fn) {
   cleanups.push(fn);
 }
 
-export async function runCleanups() {
-  while (cleanups.length > 0) {
-    const fn = cleanups.pop();
-    try {
-      await fn();
-    } catch (err) {
-      log(`cleanup failed: ${err?.message ?? err}`);
+let cleaning;
+
+/**
+ * Runs the registered cleanups, last-in first-out. Concurrent calls (Ctrl-C while a bench's
+ * `finally` cleans up) share one run, so that none returns — and lets the process exit — while
+ * another still deletes what the processes left.
+ */
+export function runCleanups() {
+  cleaning ??= (async () => {
+    while (cleanups.length > 0) {
+      const fn = cleanups.pop();
+      try {
+        await fn();
+      } catch (err) {
+        log(`cleanup failed: ${err?.message ?? err}`);
+      }
     }
-  }
+  })().finally(() => {
+    cleaning = undefined;
+  });
+  return cleaning;
 }
 
 let signalled = false;

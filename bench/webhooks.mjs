@@ -115,10 +115,9 @@ async function awaitDeliveries(receiverUrl, ids, { deadlineMs, stallMs = 20_000,
       lastChange = Date.now();
     }
     const dead = services.find((s) => s.exit);
-    if (dead || Date.now() > deadline || Date.now() - lastChange > stallMs) {
-      if (dead) log(`${dead.name} exited (code ${dead.exit.code}):\n${dead.tail()}`);
-      else
-        log(`gave up waiting: ${count} of ${ids.length} received (${Date.now() > deadline ? "deadline" : "stalled"})`);
+    if (dead) throw new Error(`${dead.name} exited (code ${dead.exit.code}) during the run:\n${dead.tail()}`);
+    if (Date.now() > deadline || Date.now() - lastChange > stallMs) {
+      log(`gave up waiting: ${count} of ${ids.length} received (${Date.now() > deadline ? "deadline" : "stalled"})`);
       return { dump: await call(`${receiverUrl}/__dump`), doneUs: nowUs(), complete: false };
     }
     await sleep(50);
@@ -377,9 +376,11 @@ export default async function webhooksBench() {
     // The worker is done: stop it now (gracefully: its CPU profile is written at exit).
     const workerLogged = worker.lines;
     results.workerExit = await worker.stop();
-    if (workerLogged > 0) {
-      log(`worker wrote ${workerLogged} line(s) at warn or above; last ones:\n${worker.tail()}`);
+    if (workerLogged > 0 || results.workerExit?.code !== 0) {
+      results.workerTail = worker.tail();
+      log(`worker wrote ${worker.lines} line(s) (warn or above, stderr); last ones:\n${results.workerTail}`);
     }
+    results.workerLoggedDuringRun = workerLogged;
     await producer.stop();
     await call(`${receiverUrl}/__reset`, "POST");
 
@@ -399,6 +400,7 @@ export default async function webhooksBench() {
         WARMUP: String(rawWarmup),
         CONCURRENCY: String(concurrency),
         INSTANCES: JSON.stringify(Object.keys(setup.secrets)),
+        ...(verifying ? { SECRETS: JSON.stringify(setup.secrets) } : {}),
       },
       onLine: (line) => {
         if (line === "@measuring") {
@@ -459,7 +461,8 @@ export default async function webhooksBench() {
   out(`  cpu cores: ${formatCores(steady.cores)}`);
   out(
     `raw undici baseline: ${fmt(raw.count)} POSTs (after ${fmt(raw.warmup)} warm-up), ${raw.concurrency} in flight, one process: ` +
-      `${fmt(raw.rps)} req/s; receiver got ${fmt(raw.received)} of ${fmt(raw.count + raw.warmup)}, non-2xx ${raw.failures}`,
+      `${fmt(raw.rps)} req/s; receiver got ${fmt(raw.received)} of ${fmt(raw.count + raw.warmup)}, non-2xx ${raw.failures}` +
+      (verifying ? " (bodies signed per request, as the receiver verifies)" : ""),
   );
   if (raw.cores) out(`  cpu cores: ${formatCores(raw.cores)}`);
   for (const [title, cores] of [
@@ -509,12 +512,26 @@ export default async function webhooksBench() {
   );
   if (results.deliveryStatuses) out(`  delivery records by status: ${JSON.stringify(results.deliveryStatuses)}`);
   for (const p of results.phases) {
-    if (p.a.missing > 0) out(`  ${p.title}: ${p.a.missing} of ${p.a.expected} never arrived`);
+    if (p.a.missing > 0) {
+      out(`  ${p.title}: ${p.a.missing} of ${p.a.expected} not received by the end of the wait (see the log above)`);
+    }
   }
   const bad = (burst.receiverStats.invalid ?? 0) + (steady.receiverStats.invalid ?? 0);
   const badSig = (burst.receiverStats.badSignature ?? 0) + (steady.receiverStats.badSignature ?? 0);
   if (bad > 0 || badSig > 0) out(`receiver: ${bad} unreadable bodies, ${badSig} bad signatures  FAILED`);
   if (lost > 0 || bad > 0 || badSig > 0 || raw.failures > 0) code = 1;
+
+  const we = results.workerExit;
+  if (we?.code !== 0) {
+    out(
+      `worker: exited with code ${we?.code} signal ${we?.signal} on SIGTERM (graceful stop expected: 0); ` +
+        `${results.workerLoggedDuringRun} line(s) at warn or above before the stop`,
+    );
+    const firstErr = results.workerTail?.split("\n").find((l) => /\w+Error: /.test(l));
+    if (firstErr) out(`  ${firstErr.trim()}`);
+  } else if (results.workerLoggedDuringRun > 0) {
+    out(`worker: ${results.workerLoggedDuringRun} line(s) logged at warn or above during the run (see above)`);
+  }
 
   out("");
   out("targets:");

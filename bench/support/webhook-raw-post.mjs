@@ -10,7 +10,9 @@
 // the bench's instances, stringified per request as the dispatcher does.
 //
 // Environment: TARGET_URL, COUNT, CONCURRENCY, WARMUP (requests before the measured COUNT),
-// INSTANCES (JSON array of instance ids). Prints one JSON line with the result.
+// INSTANCES (JSON array of instance ids), SECRETS (JSON {instanceId: secret}: when the receiver
+// verifies signatures, each body is signed like the dispatcher signs it). Prints one JSON line
+// with the result.
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +26,8 @@ const count = Number(process.env.COUNT);
 const concurrency = Number(process.env.CONCURRENCY);
 const warmup = Number(process.env.WARMUP ?? 0);
 const instanceIds = JSON.parse(process.env.INSTANCES ?? '["i_bench"]');
+const secrets = process.env.SECRETS ? JSON.parse(process.env.SECRETS) : undefined;
+const sign = secrets ? (await import("../../services/webhook-verify/src/index.ts")).sign : undefined;
 
 const bus = new EventBus(/* redis: not used by envelope() */ null, null, 1, 1);
 const sources = instanceIds.map((id, i) => ({
@@ -54,7 +58,7 @@ async function post(k) {
       "x-service-event": env.event,
       "x-service-event-id": env.id,
       "x-service-delivery": `dlv_${env.id.slice(4)}`,
-      "x-service-signature": signature,
+      "x-service-signature": sign ? sign(secrets[env.instanceId], body) : signature,
     },
   });
   await res.body.dump();

@@ -284,7 +284,11 @@ class SimSession implements ProviderSession {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = null;
-      this.connect().catch((err) => this.onError(err));
+      this.connect().catch((err) => {
+        this.onError(err);
+        // Reading credentials failed (Redis unreachable): keep trying, never give up silently.
+        if (this.wanted && !(err instanceof StaleLeaseError)) this.scheduleReconnect(backoffMs(this.attempt++));
+      });
     }, ms);
   }
 
