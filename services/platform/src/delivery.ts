@@ -22,7 +22,7 @@ export async function attemptDelivery(
   delivery: StoredDelivery,
   opts: { allowPrivate: boolean; timeoutMs?: number },
 ): Promise<AttemptOutcome> {
-  const body = JSON.stringify(delivery.envelope);
+  const body = delivery.body;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
@@ -34,8 +34,8 @@ export async function attemptDelivery(
         headers: {
           "content-type": "application/json",
           "user-agent": "MessagingGateway-Webhooks/1",
-          "x-service-event": delivery.envelope.event,
-          "x-service-event-id": delivery.envelope.id,
+          "x-service-event": delivery.event,
+          "x-service-event-id": delivery.eventId,
           "x-service-delivery": delivery.id,
           "x-service-signature": sign(target.secret, body),
         },

@@ -5,6 +5,17 @@ import type { Keys } from "./keys.ts";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
+// Random bytes from a pool refilled 4 KiB at a time: ids are made on every event and delivery.
+let pool = randomBytes(4096);
+let poolAt = 0;
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  return pool[poolAt++]!;
+}
+
 /** `evt_` + a ULID (48-bit ms time, 80 random bits), lower case: unique and sortable by time. */
 export function newEventId(now = Date.now()): string {
   let time = "";
@@ -13,9 +24,8 @@ export function newEventId(now = Date.now()): string {
     time = CROCKFORD[t % 32] + time;
     t = Math.floor(t / 32);
   }
-  const rnd = randomBytes(16);
   let rand = "";
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[rnd[i]! & 31];
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[randomByte() & 31];
   return `evt_${time}${rand}`;
 }
 

@@ -1,12 +1,5 @@
 import { randomBytes } from "node:crypto";
-import {
-  ApiError,
-  type Delivery,
-  type EventEnvelope,
-  WEBHOOK_FAILING_LIMIT_MS,
-  WEBHOOKS_PER_INSTANCE,
-  type Webhook,
-} from "@gw/contracts";
+import { ApiError, type Delivery, WEBHOOK_FAILING_LIMIT_MS, WEBHOOKS_PER_INSTANCE, type Webhook } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { type Entity, Repository, Schema } from "redis-om";
 import { newEventId } from "./events.ts";
@@ -34,11 +27,24 @@ type WebhookDoc = {
   updatedAt: number;
 };
 
-/** A delivery with what a retry needs: the exact envelope (same body, same event id). */
-export type StoredDelivery = Delivery & { instanceId: string; envelope: EventEnvelope };
+/**
+ * A delivery with what every attempt needs: `body`, the envelope exactly as first sent (a retry
+ * POSTs the same bytes). `persisted` is in-memory bookkeeping, never stored.
+ */
+export type StoredDelivery = Delivery & { instanceId: string; body: string; persisted?: boolean };
 
-/** A webhook as the dispatcher needs it: with its secret to sign. */
-export type WebhookTarget = { id: string; instanceId: string; url: string; events: string[]; secret: string };
+/** A webhook as the dispatcher needs it: with its secret to sign, and whether its failure clock runs. */
+export type WebhookTarget = {
+  id: string;
+  instanceId: string;
+  url: string;
+  events: string[];
+  secret: string;
+  failingSince: number | null;
+};
+
+/** Index and response-time sets are trimmed at most this often per webhook and process. */
+const TRIM_EVERY_MS = 30_000;
 
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64url")}`;
 /** `dlv_` + 26 sortable characters, like event ids. */
@@ -60,6 +66,7 @@ export function webhookSchemaFor(k: Keys) {
  */
 export class WebhookStore {
   readonly repo: Repository;
+  private readonly lastTrim = new Map<string, number>();
 
   constructor(
     private readonly redis: Redis,
@@ -152,7 +159,14 @@ export class WebhookStore {
   async targets(instanceId: string): Promise<WebhookTarget[]> {
     return (await this.docsOf(instanceId))
       .filter((d) => d.active)
-      .map((d) => ({ id: d.id, instanceId, url: d.url, events: d.events, secret: this.sealer.open(d.secretSealed) }));
+      .map((d) => ({
+        id: d.id,
+        instanceId,
+        url: d.url,
+        events: d.events,
+        secret: this.sealer.open(d.secretSealed),
+        failingSince: d.failingSince,
+      }));
   }
 
   /** One webhook with its secret, active or not (retries check `active` themselves). */
@@ -166,20 +180,29 @@ export class WebhookStore {
       url: d.url,
       events: d.events,
       secret: this.sealer.open(d.secretSealed),
+      failingSince: d.failingSince,
       active: d.active,
     };
   }
 
   // --- deliveries ------------------------------------------------------------------------
 
-  async createDelivery(target: WebhookTarget, envelope: EventEnvelope, manual = false): Promise<StoredDelivery> {
-    const now = Date.now();
-    const delivery: StoredDelivery = {
+  /**
+   * A new delivery of an event (its raw envelope JSON) to a webhook, in memory only: it is
+   * written with the outcome of its first attempt (one write per delivery on the happy path).
+   */
+  newDelivery(
+    target: WebhookTarget,
+    body: string,
+    event: { id: string; event: string },
+    manual = false,
+  ): StoredDelivery {
+    return {
       id: newDeliveryId(),
       webhookId: target.id,
       instanceId: target.instanceId,
-      eventId: envelope.id,
-      event: envelope.event,
+      eventId: event.id,
+      event: event.event,
       status: "pending",
       attempt: 0,
       httpStatus: null,
@@ -187,25 +210,23 @@ export class WebhookStore {
       durationMs: null,
       nextAttemptAt: null,
       manual,
-      createdAt: new Date(now).toISOString(),
+      createdAt: new Date().toISOString(),
       lastAttemptAt: null,
-      envelope,
+      body,
+      persisted: false,
     };
-    await this.redis
-      .multi()
-      .set(this.k.delivery(delivery.id), JSON.stringify(delivery), "PX", DELIVERY_TTL_MS)
-      .zadd(this.k.webhookDeliveries(target.id), now, delivery.id)
-      .zremrangebyscore(this.k.webhookDeliveries(target.id), 0, now - DELIVERY_TTL_MS)
-      .exec();
-    return delivery;
   }
 
   async getDelivery(id: string): Promise<StoredDelivery | null> {
-    const raw = await this.redis.get(this.k.delivery(id));
-    return raw ? (JSON.parse(raw) as StoredDelivery) : null;
+    const [meta, body] = await this.redis.hmget(this.k.delivery(id), "meta", "body");
+    return meta && body ? { ...(JSON.parse(meta) as Delivery & { instanceId: string }), body, persisted: true } : null;
   }
 
-  /** Writes the outcome of one attempt; a success feeds the response times and stops the failure clock. */
+  /**
+   * Writes the outcome of one attempt (and, the first time, the delivery itself and its index
+   * entry). Plain commands, so ioredis pipelines them with everything else in flight. A success
+   * feeds the response times and, when the webhook's failure clock runs, stops it.
+   */
   async recordAttempt(
     delivery: StoredDelivery,
     outcome: {
@@ -216,10 +237,12 @@ export class WebhookStore {
       nextAttemptAt: number | null;
       final: boolean;
     },
+    opts: { wasFailing?: boolean } = {},
   ): Promise<StoredDelivery> {
     const now = Date.now();
-    const updated: StoredDelivery = {
-      ...delivery,
+    const { body, persisted, ...rest } = delivery;
+    const meta: Delivery & { instanceId: string } = {
+      ...rest,
       attempt: delivery.attempt + 1,
       status: outcome.ok ? "succeeded" : outcome.final ? "failed" : "retrying",
       httpStatus: outcome.httpStatus,
@@ -228,18 +251,39 @@ export class WebhookStore {
       nextAttemptAt: iso(outcome.nextAttemptAt),
       lastAttemptAt: new Date(now).toISOString(),
     };
-    const multi = this.redis.multi().set(this.k.delivery(delivery.id), JSON.stringify(updated), "KEEPTTL");
-    if (outcome.ok) {
-      const rt = this.k.webhookResponseTimes(delivery.webhookId);
-      multi
-        .zadd(rt, now, `${delivery.id}:${outcome.durationMs}`)
-        .zremrangebyscore(rt, 0, now - DAY)
-        .zremrangebyrank(rt, 0, -RESPONSE_SAMPLES - 1)
-        .pexpire(rt, DAY);
+    const key = this.k.delivery(delivery.id);
+    const writes: Promise<unknown>[] = [];
+    if (persisted) writes.push(this.redis.hset(key, "meta", JSON.stringify(meta)));
+    else {
+      writes.push(
+        this.redis.hset(key, "meta", JSON.stringify(meta), "body", body),
+        this.redis.pexpire(key, DELIVERY_TTL_MS),
+        this.redis.zadd(this.k.webhookDeliveries(delivery.webhookId), Date.parse(delivery.createdAt), delivery.id),
+      );
     }
-    await multi.exec();
-    if (outcome.ok) await this.clearFailing(delivery.webhookId);
-    return updated;
+    if (outcome.ok) {
+      writes.push(
+        this.redis.zadd(this.k.webhookResponseTimes(delivery.webhookId), now, `${delivery.id}:${outcome.durationMs}`),
+      );
+    }
+    this.trim(delivery.webhookId, now, writes);
+    await Promise.all(writes);
+    if (outcome.ok && opts.wasFailing !== false) await this.clearFailing(delivery.webhookId);
+    return { ...meta, body, persisted: true };
+  }
+
+  /** Keeps the delivery index (7 days) and response-time samples (24 h, capped) bounded. */
+  private trim(webhookId: string, now: number, writes: Promise<unknown>[]): void {
+    if ((this.lastTrim.get(webhookId) ?? 0) > now - TRIM_EVERY_MS) return;
+    this.lastTrim.set(webhookId, now);
+    if (this.lastTrim.size > 100_000) this.lastTrim.clear();
+    const rt = this.k.webhookResponseTimes(webhookId);
+    writes.push(
+      this.redis.zremrangebyscore(this.k.webhookDeliveries(webhookId), 0, now - DELIVERY_TTL_MS),
+      this.redis.zremrangebyscore(rt, 0, now - DAY),
+      this.redis.zremrangebyrank(rt, 0, -RESPONSE_SAMPLES - 1),
+      this.redis.pexpire(rt, DAY),
+    );
   }
 
   async listDeliveries(instanceId: string, webhookId: string, limit: number, cursor?: string) {
@@ -261,11 +305,11 @@ export class WebhookStore {
       scores.push(rows[i + 1]!);
     }
     const page = ids.slice(0, limit);
-    const raws = page.length ? await this.redis.mget(...page.map((id) => this.k.delivery(id))) : [];
-    const data = raws.flatMap((r) => {
-      if (!r) return [];
-      const { envelope: _, instanceId: __, ...d } = JSON.parse(r) as StoredDelivery;
-      return [d as Delivery];
+    const metas = await Promise.all(page.map((id) => this.redis.hget(this.k.delivery(id), "meta")));
+    const data = metas.flatMap((m) => {
+      if (!m) return [];
+      const { instanceId: _, ...d } = JSON.parse(m) as Delivery & { instanceId: string };
+      return [d];
     });
     return { data, nextCursor: ids.length > limit ? (scores[limit - 1] ?? null) : null };
   }

@@ -26,7 +26,7 @@ export function createActivities(deps: { platform: Platform; notifier: Notifier;
       }
       const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
       if (outcome.ok) {
-        await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true });
+        await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true }, { wasFailing: true });
         return { done: true, result: "succeeded" };
       }
       const { retry } = await afterFailure(deps, target, delivery, outcome, nextDelayMs);

@@ -1,4 +1,3 @@
-import type { EventEnvelope } from "@gw/contracts";
 import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
 import { attemptDelivery, type Logger, type Platform, type WebhookTarget } from "@gw/platform";
 import type { WebhookRetryInput } from "@gw/workflows";
@@ -145,24 +144,32 @@ export class Dispatcher {
   }
 
   private async handle(stream: string, id: string, fields: string[]): Promise<void> {
-    const raw = fields[fields.indexOf("envelope") + 1];
-    if (raw) {
-      const envelope = JSON.parse(raw) as EventEnvelope;
-      const targets = (await this.targetsOf(envelope.instanceId)).filter(
-        (t) => t.events.includes("*") || t.events.includes(envelope.event),
+    // The entry carries id, kind and instance beside the envelope: no need to parse the body,
+    // which is POSTed byte for byte as the producer wrote it.
+    const field = (name: string) => fields[fields.indexOf(name) + 1];
+    const body = field("envelope");
+    const event = { id: field("id") ?? "", event: field("event") ?? "" };
+    const instanceId = field("instanceId");
+    if (body && instanceId) {
+      const targets = (await this.targetsOf(instanceId)).filter(
+        (t) => t.events.includes("*") || t.events.includes(event.event),
       );
       // Throws (entry left unacknowledged, retried) only when a delivery could not be recorded.
-      await Promise.all(targets.map((t) => this.deliver(t, envelope)));
+      await Promise.all(targets.map((t) => this.deliver(t, body, event)));
     }
     await this.platform.redis.xack(stream, DISPATCH_GROUP, id);
   }
 
-  private async deliver(target: WebhookTarget, envelope: EventEnvelope): Promise<void> {
+  private async deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
     const { webhooks, config } = this.platform;
-    const delivery = await webhooks.createDelivery(target, envelope);
+    const delivery = webhooks.newDelivery(target, body, event);
     const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
     if (outcome.ok) {
-      await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true });
+      await webhooks.recordAttempt(
+        delivery,
+        { ...outcome, nextAttemptAt: null, final: true },
+        { wasFailing: target.failingSince !== null },
+      );
       return;
     }
     const schedule = this.opts.retryScheduleMs ?? [...WEBHOOK_RETRY_SCHEDULE_MS];

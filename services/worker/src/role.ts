@@ -18,7 +18,9 @@ function installTemporalRuntime(level: string): void {
   runtimeInstalled = true;
   const quiet = level === "silent" || level === "fatal" || level === "error";
   try {
-    Runtime.install({ logger: new DefaultLogger(quiet ? "ERROR" : "WARN") });
+    // shutdownSignals: [] — our process owns SIGTERM (main.ts closes the roles in order); by
+    // default Temporal would stop the worker itself and our close() would find it stopped.
+    Runtime.install({ logger: new DefaultLogger(quiet ? "ERROR" : "WARN"), shutdownSignals: [] });
   } catch {
     // Already installed by someone else in this process (tests): keep theirs.
   }

@@ -30,7 +30,7 @@ async function checkUrl(ctx: Context, url: string): Promise<string> {
 }
 
 function publicDelivery(d: StoredDelivery): Delivery {
-  const { envelope: _, instanceId: __, ...rest } = d;
+  const { body: _, instanceId: __, persisted: ___, ...rest } = d;
   return rest;
 }
 
@@ -141,7 +141,7 @@ export const webhooksRouter = router({
         webhookId: input.webhookId,
         message: "Evento de teste do gateway.",
       });
-      const delivery = await ctx.platform.webhooks.createDelivery(target, envelope, true);
+      const delivery = ctx.platform.webhooks.newDelivery(target, JSON.stringify(envelope), envelope, true);
       return deliverNow(ctx, input.webhookId, delivery);
     }),
 
@@ -185,7 +185,12 @@ export const webhooksRouter = router({
       }
       const target = await ctx.platform.webhooks.target(input.webhookId);
       if (!target) throw new ApiError("not_found", "Webhook não encontrado.");
-      const delivery = await ctx.platform.webhooks.createDelivery(target, original.envelope, true);
+      const delivery = ctx.platform.webhooks.newDelivery(
+        target,
+        original.body,
+        { id: original.eventId, event: original.event },
+        true,
+      );
       return deliverNow(ctx, input.webhookId, delivery);
     }),
 });
