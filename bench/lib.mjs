@@ -280,6 +280,47 @@ export function rssKiB(pid) {
   }
 }
 
+/**
+ * Through a process's inspector (started with `--inspect=127.0.0.1:<port>`): a full garbage
+ * collection, then the V8 heap in use, in KiB. The process's RSS read right after it no longer
+ * counts garbage that a major GC has simply not collected yet.
+ */
+export async function collectGarbage(inspectorPort) {
+  const targets = await (await fetch(`http://127.0.0.1:${inspectorPort}/json/list`)).json();
+  const url = targets[0]?.webSocketDebuggerUrl;
+  if (!url) throw new Error(`no inspector target on port ${inspectorPort}`);
+  const WebSocket = requireFrom("services/session")("ws");
+  const ws = new WebSocket(url);
+  await new Promise((res, rej) => {
+    ws.once("open", res);
+    ws.once("error", rej);
+  });
+  let nextId = 0;
+  const pending = new Map();
+  ws.on("message", (data) => {
+    const msg = JSON.parse(String(data));
+    const p = msg.id ? pending.get(msg.id) : undefined;
+    if (!p) return;
+    pending.delete(msg.id);
+    if (msg.error) p.reject(new Error(`${msg.error.message}`));
+    else p.resolve(msg.result);
+  });
+  const call = (method, params = {}) =>
+    new Promise((resolve, reject) => {
+      const id = ++nextId;
+      pending.set(id, { resolve, reject });
+      ws.send(JSON.stringify({ id, method, params }));
+    });
+  try {
+    await call("HeapProfiler.collectGarbage");
+    await call("HeapProfiler.collectGarbage"); // a second pass for what finalizers freed
+    const { usedSize, totalSize } = await call("Runtime.getHeapUsage");
+    return { usedKiB: usedSize / 1024, totalKiB: totalSize / 1024 };
+  } finally {
+    ws.close();
+  }
+}
+
 /** The local stack's Redis server, from the pid file `pnpm stack up` writes. */
 export function stackRedisPid() {
   return stackPid("redis");

@@ -26,6 +26,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
+  collectGarbage,
   cpuMeter,
   formatCores,
   freePort,
@@ -50,6 +51,8 @@ export const description =
   "1,000 sim instances on one session pod: time to all WORKING, p50/p95 per instance, KiB per connection; kill -9 failover p95 (target <= 5 s)";
 
 const FAILOVER_TARGET_S = 5;
+/** The fresh pod's age at the memory baseline (see where it is used). */
+const BASELINE_AGE_MS = 25_000;
 const ENTRY = "services/main/src/main.ts";
 const AUTH_STATE_KEY = Buffer.alloc(32, 11).toString("base64");
 
@@ -163,15 +166,35 @@ export default async function sessionsBench() {
     await waitForHttp(`${simnetUrl}/healthz`, { service: simnet });
 
     let podSeq = 0;
-    const startPod = async (podId, { nodeArgs = [] } = {}) => {
+    /** Each pod's "instance acquired" log lines (LOG_LEVEL info) and its warnings and errors. */
+    const podRecords = [];
+    const startPod = async (podId, { nodeArgs = [], inspect = false } = {}) => {
       const port = await freePort();
+      const inspectorPort = inspect ? await freePort() : undefined;
+      if (inspect) nodeArgs = [...nodeArgs, `--inspect=127.0.0.1:${inspectorPort}`];
+      const record = { name: `${podId}-${podSeq + 1}`, acquired: [], warnings: 0, lastWarning: null };
+      podRecords.push(record);
       const svc = spawnService({
         name: podId,
         command: process.execPath, // node itself (no tsx wrapper): its pid is the pod's, for VmRSS and kill -9
         args: [...nodeArgs, "--import", "tsx", ENTRY],
         env: { ...base, ROLES: "session", POD_ID: podId, SESSION_PORT: String(port), LOG_LEVEL: podLogLevel },
         logFile: join(logDir, `${podId}-${++podSeq}.log`),
+        onLine(line) {
+          if (line.includes('"instance acquired"')) {
+            try {
+              const j = JSON.parse(line);
+              record.acquired.push({ id: j.instanceId, time: j.time });
+            } catch {}
+          } else if (/"level":[456]0\b/.test(line)) {
+            record.warnings++;
+            record.lastWarning = line;
+          }
+        },
       });
+      svc.record = record;
+      svc.inspectorPort = inspectorPort;
+      svc.startedAt = Date.now();
       await waitForHttp(`http://127.0.0.1:${port}/healthz`, { service: svc });
       return svc;
     };
@@ -277,7 +300,14 @@ export default async function sessionsBench() {
       return first;
     };
 
-    let podA = await startPod("pod-a");
+    let podA = await startPod("pod-a", { inspect: true });
+    /** VmRSS and V8 heap in use after a settle period and a forced full GC (through the inspector). */
+    const memory = async (pod, { minAgeMs = 0 } = {}) => {
+      await sleep(Math.max(settleMs, minAgeMs - (Date.now() - pod.startedAt)));
+      const heap = await collectGarbage(pod.inspectorPort);
+      await sleep(1000);
+      return { rssKiB: rssKiB(pod.pid), heapKiB: heap.usedKiB };
+    };
 
     // --- setup (not timed) ------------------------------------------------------------------
     let t = Date.now();
@@ -338,17 +368,20 @@ export default async function sessionsBench() {
       });
     }
     log(`setup: all STOPPED in ${sec(Date.now() - t)} s`);
-    await sleep(settleMs);
-    results.rssAfterStopKiB = rssKiB(podA.pid);
+    results.memAfterStop = await memory(podA);
 
     // A fresh pod for the memory baseline and the timed start (pairings stay in Redis).
     log("setup: restarting pod-a (graceful) for a fresh process");
     await podA.stop();
     const profileDir = profile ? join(logDir, "profile") : undefined;
     if (profileDir) mkdirSync(profileDir, { recursive: true });
-    podA = await startPod("pod-a", { nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [] });
-    await sleep(settleMs);
-    results.rss0KiB = rssKiB(podA.pid);
+    podA = await startPod("pod-a", {
+      nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+      inspect: true,
+    });
+    // A fresh pod's RSS drops by ~20 MiB some 15-20 s after start (idle, full GCs forced or not:
+    // memory outside the main V8 heap, e.g. the tsx loader's worker): the baseline waits that out.
+    results.mem0 = await memory(podA, { minAgeMs: BASELINE_AGE_MS });
 
     // --- 1. timed start on one pod ----------------------------------------------------------
     log(`start: ${n} start requests, ${startConcurrency} in flight; polling /simnet/connections`);
@@ -403,8 +436,7 @@ export default async function sessionsBench() {
       onPod: (await openConns()).filter((c) => c.pod === "pod-a").length,
     };
     log(`start: all ${n} open after ${sec(allOpenMs)} s`);
-    await sleep(settleMs);
-    results.rss1KiB = rssKiB(podA.pid);
+    results.mem1 = await memory(podA);
     if (profileDir) {
       log("profile: stopping pod-a gracefully (writes its profile); a new pod-a takes the instances back");
       await podA.stop();
@@ -466,7 +498,12 @@ export default async function sessionsBench() {
     }
     results.failoverCores = meter2.stop();
     const fo = onA.filter((id) => working2?.has(id)).map((id) => working2.get(id) - t0);
-    const foStart = onA.filter((id) => starting2?.has(id)).map((id) => starting2.get(id) - t0);
+    const acquiredB = new Map();
+    for (const a of podB.record.acquired) if (a.time >= t0 && !acquiredB.has(a.id)) acquiredB.set(a.id, a.time);
+    const foAcquired = onA.filter((id) => acquiredB.has(id)).map((id) => acquiredB.get(id) - t0);
+    const foPublished = onA
+      .filter((id) => acquiredB.has(id) && starting2?.has(id))
+      .map((id) => starting2.get(id) - acquiredB.get(id));
     const foConnect = onA
       .filter((id) => starting2?.has(id) && working2?.has(id))
       .map((id) => working2.get(id) - starting2.get(id));
@@ -487,12 +524,15 @@ export default async function sessionsBench() {
       onB,
       moved: fo.length,
       total: stats(fo),
-      acquire: stats(foStart),
+      t0,
+      acquired: stats(foAcquired),
+      published: stats(foPublished),
       connect: stats(foConnect),
       statsBeforeKill,
       after,
     };
     results.logs = { podA: podA.logFile, podB: podB.logFile };
+    results.pods = podRecords;
   } finally {
     await runCleanups();
   }
@@ -518,15 +558,19 @@ export default async function sessionsBench() {
   out(`   confirmed: ${n} WORKING events and ${n} WORKING in GET /v1/admin/instances; ${s.onPod} open on pod-a`);
   out(`   cpu cores used during the start: ${formatCores(results.startCores)}`);
   warnOtherWork(results.startCores);
-  const perConnKiB = (results.rss1KiB - results.rss0KiB) / n;
+  const { mem0, mem1, memAfterStop } = results;
+  const mib = (kib) => `${(kib / 1024).toFixed(1)} MiB`;
   out(
-    `   memory: pod VmRSS ${(results.rss0KiB / 1024).toFixed(1)} MiB with 0 connected (fresh process, settled ` +
-      `${settleMs} ms) → ${(results.rss1KiB / 1024).toFixed(1)} MiB with ${n} connected (settled ${settleMs} ms): ` +
-      `${perConnKiB.toFixed(1)} KiB per connected instance`,
+    `   memory per connected instance: ${((mem1.rssKiB - mem0.rssKiB) / n).toFixed(1)} KiB of VmRSS ` +
+      `(pod-a ${mib(mem0.rssKiB)} with 0 connected, fresh process → ${mib(mem1.rssKiB)} with ${n}), ` +
+      `${((mem1.heapKiB - mem0.heapKiB) / n).toFixed(1)} KiB of V8 heap in use ` +
+      `(${mib(mem0.heapKiB)} → ${mib(mem1.heapKiB)})`,
   );
   out(
-    `   (the setup pod, after pairing ${n} and stopping all: ${(results.rssAfterStopKiB / 1024).toFixed(1)} MiB ` +
-      `with 0 connected — memory V8 keeps after a peak)`,
+    `     each reading: ${settleMs} ms settle (the baseline: pod ${BASELINE_AGE_MS / 1000} s old), a full GC forced ` +
+      `through the inspector, 1 s, then VmRSS from /proc/<pid>/status; ` +
+      `the setup pod after pairing ${n} and stopping all: ${mib(memAfterStop.rssKiB)} RSS, ` +
+      `${mib(memAfterStop.heapKiB)} heap with 0 connected`,
   );
   if (results.stuckAfterStop?.length) {
     out(
@@ -547,11 +591,14 @@ export default async function sessionsBench() {
     `   T0 → first WORKING after T0: p50 ${sec(f.total.p50)} s, p95 ${sec(f.total.p95)} s, max ${sec(f.total.max)} s ` +
       `(min ${sec(f.total.min)} s)`,
   );
+  const seg = (x) => `p50 ${sec(x.p50)} s, p95 ${sec(x.p95)} s, max ${sec(x.max)} s`;
+  out(`     T0 = ${f.t0} (epoch ms, the clock of the pods' log "time"); per instance, in order:`);
   out(
-    `     of which T0 → pod-b's STARTING (lease expired, acquired): p50 ${sec(f.acquire.p50)} s, ` +
-      `p95 ${sec(f.acquire.p95)} s, max ${sec(f.acquire.max)} s; STARTING → WORKING (connect): ` +
-      `p50 ${sec(f.connect.p50)} s, p95 ${sec(f.connect.p95)} s, max ${sec(f.connect.max)} s`,
+    `     T0 → pod-b logs "instance acquired" (pod-a's heartbeat and lease expired, pod-b's next tick): ` +
+      (f.acquired.n ? seg(f.acquired) : "n/a (pods below LOG_LEVEL=info)"),
   );
+  if (f.published.n) out(`     acquired → pod-b's STARTING event published: ${seg(f.published)}`);
+  out(`     STARTING event → WORKING event (connect to simnet, open, status write): ${seg(f.connect)}`);
   out(`   cpu cores used during the failover: ${formatCores(results.failoverCores)}`);
   warnOtherWork(results.failoverCores);
   out(
@@ -559,6 +606,12 @@ export default async function sessionsBench() {
       `${f.after.instanceOverlaps} (before the kill: ${f.statsBeforeKill.conflicts}, ${f.statsBeforeKill.instanceOverlaps})`,
   );
   out(`   pod logs: ${results.logs.podA}, ${results.logs.podB}`);
+  const noisy = results.pods.filter((p) => p.warnings > 0);
+  out(
+    noisy.length === 0
+      ? "   pod warnings and errors: none"
+      : `   pod warnings and errors: ${noisy.map((p) => `${p.name} ${p.warnings}`).join(", ")}; last: ${noisy.at(-1).lastWarning}`,
+  );
   out("");
   if (f.after.conflicts !== 0 || f.after.instanceOverlaps !== 0) {
     out(
