@@ -5,15 +5,17 @@
 //    session pod: time from the first start request until every instance is WORKING (simnet's
 //    open connections, confirmed by the `session.status` events and the admin listing),
 //    p50/p95 per instance (its start request → its WORKING event), and the pod's memory per
-//    connected instance ((VmRSS with N connected − VmRSS of the same fresh pod with 0) / N).
+//    connected instance ((VmRSS with N connected − VmRSS of the same fresh pod with 0) / N, each
+//    read after a full GC forced through the pod's inspector; V8 heap in use likewise).
 // 2. Failover: a second pod joins, the instances rebalance over the two (rendezvous hashing),
 //    then pod-a is killed with SIGKILL at T0: for every instance it held, seconds from T0 to its
 //    first WORKING event after T0 (target p95 <= 5 s); simnet's conflicts and instanceOverlaps
 //    must stay 0.
 //
 // Setup (not timed): create N instances, start and pair each (a virtual phone scans its QR),
-// wait all WORKING, stop all, wait all STOPPED, restart the pod (fresh process for the memory
-// baseline and the timed start).
+// wait all WORKING, stop all, wait all STOPPED (instances a stop/reconcile race leaves STARTING
+// are stopped again, and reported), restart the pod (fresh process for the memory baseline and
+// the timed start).
 //
 // Environment: BENCH_INSTANCES (default 1000), BENCH_LEASE_TTL_MS (3000), BENCH_START_CONCURRENCY
 // (start requests in flight in the timed start, 50), BENCH_SETUP_CONCURRENCY (20), BENCH_SETTLE_MS

@@ -207,6 +207,27 @@ describe("stop, start, restart, logout", () => {
   });
 });
 
+describe("races", () => {
+  it("a stop that lands while the pod reconciles wins: nothing stays STARTING, nothing stays connected", async () => {
+    const made = await Promise.all(Array.from({ length: 20 }, () => c.createInstance()));
+    await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/start`, { method: "POST" })));
+    await new Promise((r) => setTimeout(r, 30)); // the pod is picking them up now
+    await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/stop`, { method: "POST" })));
+    // Several reconcile ticks later (TTL/3 each).
+    await new Promise((r) => setTimeout(r, 2_500));
+    for (const { id } of made) {
+      const res = await c.admin("GET", `/v1/admin/instances/${id}`);
+      const { instance } = (await res.json()) as { instance: { connectionStatus: string } };
+      expect(instance.connectionStatus, id).toBe("STOPPED");
+      expect(await c.platform.leases.owner(id), id).toBeNull();
+    }
+    const conns = (await (await c.sim("GET", "/simnet/connections")).json()) as {
+      connections: { instanceId: string }[];
+    };
+    expect(conns.connections.filter((x) => made.some((m) => m.id === x.instanceId))).toEqual([]);
+  });
+});
+
 describe("network faults", () => {
   it("an outage: the connection drops, then reconnects by itself", async () => {
     const { id, token } = await c.createInstance();

@@ -8,13 +8,10 @@ import type { Keys } from "./keys.ts";
  * no earlier owner had. Writes of an instance's auth state and status carry the epoch and are
  * refused when it is no longer the lease's (see auth-state.ts): two pods can never both act.
  */
+// Not re-entrant on purpose: a lease that exists is never handed out again, not even to the pod
+// named in it (that pod may be releasing it, or be an earlier process with the same POD_ID).
 const ACQUIRE = `
-local v = redis.call('GET', KEYS[1])
-if v then
-  local pod, epoch = string.match(v, '^(.*)|(%d+)$')
-  if pod == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return tonumber(epoch) end
-  return 0
-end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 local epoch = redis.call('INCR', KEYS[2])
 redis.call('SET', KEYS[1], ARGV[1] .. '|' .. epoch, 'PX', ARGV[2])
 return epoch`;
@@ -62,7 +59,7 @@ export class Leases {
     redis.defineCommand("gwLeaseRelease", { numberOfKeys: 1, lua: RELEASE });
   }
 
-  /** The epoch of a new (or our existing) lease, or null when another pod holds it. */
+  /** The epoch of a new lease, or null when the instance is leased already. */
   async acquire(instanceId: string, podId: string): Promise<number | null> {
     const epoch = await this.redis.gwLeaseAcquire(
       this.k.lease(instanceId),

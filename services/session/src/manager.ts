@@ -74,6 +74,8 @@ export interface SessionApi {
  */
 export class SessionManager implements SessionApi {
   private readonly held = new Map<string, Held>();
+  /** Instances being let go of right now: a reconcile must not take them back meanwhile. */
+  private readonly releasing = new Set<string>();
   private readonly sealer: Sealer;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -165,6 +167,7 @@ export class SessionManager implements SessionApi {
         }
         continue;
       }
+      if (this.releasing.has(id)) continue;
       if (target?.podId !== this.opts.podId || this.held.size + starts.length >= this.opts.capacity) continue;
       starts.push(this.acquire(id));
     }
@@ -189,6 +192,11 @@ export class SessionManager implements SessionApi {
   private async acquire(instanceId: string): Promise<void> {
     const epoch = await this.platform.leases.acquire(instanceId, this.opts.podId);
     if (epoch === null) return;
+    // The running set was read before the lease: a stop may have come in between.
+    if (!(await this.platform.redis.sismember(this.platform.keys.running, instanceId))) {
+      await this.platform.leases.release(instanceId, this.opts.podId, epoch);
+      return;
+    }
     const instance = await this.platform.instances.get(instanceId);
     const factory = instance ? this.opts.providers[instance.provider] : undefined;
     if (!instance || !factory) {
@@ -294,6 +302,15 @@ export class SessionManager implements SessionApi {
     const held = this.held.get(instanceId);
     if (!held) return;
     this.held.delete(instanceId);
+    this.releasing.add(instanceId);
+    try {
+      await this.letGo(instanceId, held, opts);
+    } finally {
+      this.releasing.delete(instanceId);
+    }
+  }
+
+  private async letGo(instanceId: string, held: Held, opts: { status?: ConnectionStatus; keepStatus?: boolean }) {
     await held.session.stop().catch(() => {});
     await held.chain;
     held.closed = true;

@@ -66,6 +66,8 @@ class SimSession implements ProviderSession {
   private attempt = 0;
   private replaced = 0;
   private timer: NodeJS.Timeout | null = null;
+  /** Bumped by every teardown: a connect that awaited across one gives up. */
+  private generation = 0;
   private me: AccountInfo | null = null;
   private readonly pending = new Map<
     string,
@@ -159,7 +161,10 @@ class SimSession implements ProviderSession {
   private async connect(): Promise<void> {
     this.teardown();
     if (!this.wanted) return;
+    const generation = this.generation;
     const raw = await this.ctx.auth.readCreds();
+    // Stopped, or another connect started, while the credentials were read: this one is stale.
+    if (!this.wanted || generation !== this.generation) return;
     const creds = raw ? (JSON.parse(raw) as Creds) : null;
     const ws = new WebSocket(this.url, { handshakeTimeout: 5_000 });
     this.ws = ws;
@@ -293,6 +298,7 @@ class SimSession implements ProviderSession {
   }
 
   private teardown(): void {
+    this.generation++;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const ws = this.ws;
