@@ -156,7 +156,8 @@ function analyse(dump, ids, { producerEndMs } = {}) {
   for (let i = 0; i < n; i++) {
     const s = Math.floor((recv[i] - firstAt) / 1000);
     perSecond[s] = (perSecond[s] ?? 0) + 1;
-    (latBySecond[s] ??= []).push(lat[i]);
+    latBySecond[s] ??= [];
+    latBySecond[s].push(lat[i]);
   }
   // Deliveries after the producer was done: the dispatcher draining the backlog, with the producer idle.
   let drain;
