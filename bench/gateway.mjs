@@ -83,7 +83,10 @@ export default async function gatewayBench() {
       mkdirSync(profileDir, { recursive: true });
     }
     log("starting the stack (if needed) and the gateway");
-    gw = await startGateway(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : {});
+    const gwEnv = process.env.BENCH_GATEWAY_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL } : {};
+    gw = await startGateway(
+      profile ? { env: gwEnv, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : { env: gwEnv },
+    );
 
     // Round-robin over N instances gives each an even R/N req/s. A bucket that starts full
     // (burst B) and refills at r/s admits any steady rate up to r + B/W over a window of W s

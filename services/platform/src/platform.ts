@@ -29,7 +29,9 @@ export async function createPlatform(config: Config) {
   });
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
   await instanceCache.listen(subscriber, k);
-  const authorizer = new RequestAuthorizer(redis, k, {
+  // The request path's own connection: one script per request, no auto-pipelining.
+  const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
+  const authorizer = new RequestAuthorizer(authRedis, k, {
     perSecond: config.RATE_LIMIT_PER_SECOND,
     burst: config.RATE_LIMIT_BURST,
   });
@@ -62,7 +64,7 @@ export async function createPlatform(config: Config) {
       return createIoRedis(config.REDIS_URL, name);
     },
     async close(): Promise<void> {
-      await Promise.allSettled([redis.quit(), subscriber.quit(), om.quit()]);
+      await Promise.allSettled([redis.quit(), authRedis.quit(), subscriber.quit(), om.quit()]);
     },
   };
 }

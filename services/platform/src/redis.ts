@@ -3,9 +3,17 @@ import { createClient } from "redis";
 
 export type OmClient = ReturnType<typeof createClient>;
 
-/** ioredis: leases, rate limits, streams, pub/sub and the auth script. */
-export function createIoRedis(url: string, name: string): Redis {
-  return new Redis(url, { connectionName: name, maxRetriesPerRequest: 3, enableAutoPipelining: true });
+/**
+ * ioredis: leases, rate limits, streams, pub/sub and the auth script. Auto-pipelining batches
+ * the many small commands of the background roles; the request path's single script per request
+ * runs faster without it (measured: `pnpm bench gateway`, 0.23 → 0.26 of bare Fastify).
+ */
+export function createIoRedis(url: string, name: string, opts: { autoPipelining?: boolean } = {}): Redis {
+  return new Redis(url, {
+    connectionName: name,
+    maxRetriesPerRequest: 3,
+    enableAutoPipelining: opts.autoPipelining ?? true,
+  });
 }
 
 /** node-redis, the client redis-om is written for. */
