@@ -76,7 +76,7 @@ async function call(url, method = "GET", body) {
 }
 
 /** Ready when the dispatcher's consumer has joined the group of every shard stream. */
-async function waitForDispatcher(redis, streams, worker, timeoutMs = 180_000) {
+async function waitForDispatcher(redis, streams, worker, consumers = 1, timeoutMs = 180_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (worker.exit) {
@@ -84,7 +84,7 @@ async function waitForDispatcher(redis, streams, worker, timeoutMs = 180_000) {
     }
     try {
       const joined = await Promise.all(streams.map((s) => redis.call("XINFO", "CONSUMERS", s, DISPATCH_GROUP)));
-      if (joined.every((c) => c.length > 0)) return;
+      if (joined.every((c) => c.length >= consumers)) return;
     } catch {
       // no group yet
     }
@@ -310,6 +310,16 @@ export default async function webhooksBench() {
       args: [...(profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []), "--import", "tsx", ENTRY],
       env: { ...env, ROLES: "worker" },
     });
+    // More dispatcher processes (BENCH_WORKERS, default 1): the consumer group spreads entries
+    // over them, as over the chart's worker replicas.
+    const extraWorkers = Array.from({ length: Math.max(0, intEnv("BENCH_WORKERS", 1) - 1) }, (_, i) =>
+      spawnService({
+        name: `worker-${i + 2}`,
+        command: process.execPath,
+        args: ["--import", "tsx", ENTRY],
+        env: { ...env, ROLES: "worker" },
+      }),
+    );
     await waitForHttp(`${receiverUrl}/__healthz`, { service: receiver });
     await waitForHttp(`${producerUrl}/healthz`, { service: producer });
 
@@ -318,8 +328,9 @@ export default async function webhooksBench() {
     log(`created ${n} instances with one webhook each in ${(setup.ms / 1000).toFixed(1)}s`);
     if (verifying) await call(`${receiverUrl}/__secrets`, "POST", setup.secrets);
     await waitForDispatcher(redis, streams, worker);
+    for (const w of extraWorkers) await waitForDispatcher(redis, streams, w, 1 + extraWorkers.length);
     log(`worker ready ${((Date.now() - workerStartedAt) / 1000).toFixed(1)}s after its start`);
-    const services = [worker, receiver, producer];
+    const services = [worker, ...extraWorkers, receiver, producer];
     const meterOf = () =>
       cpuMeter({ services, pids: { redis: stackRedisPid(), temporal: stackTemporalPid() }, self: "bench" });
     const allIds = [];
@@ -376,6 +387,7 @@ export default async function webhooksBench() {
 
     // The worker is done: stop it now (gracefully: its CPU profile is written at exit).
     const workerLogged = worker.lines;
+    await Promise.all(extraWorkers.map((w) => w.stop()));
     results.workerExit = await worker.stop();
     if (workerLogged > 0 || results.workerExit?.code !== 0) {
       results.workerTail = worker.tail();
