@@ -59,6 +59,11 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/webhooks/{webhookId}/deliveries/{deliveryId}/retry", "post"],
   ["/instances/{instanceId}/events", "get"],
   ["/admin/webhook-deactivations", "get"],
+  // First routes of spec 4.4 / 4.14
+  ["/instances/{instanceId}/contacts/check-exists", "get"],
+  ["/instances/{instanceId}/messages/new-id", "get"],
+  ["/instances/{instanceId}/typing/start", "post"],
+  ["/instances/{instanceId}/typing/stop", "post"],
 ];
 
 let gw: TestGateway;

@@ -1,6 +1,6 @@
 // The provider contract's messaging operations on simnet, through the session pod's API (the
 // send routes that use them arrive with the sending issue).
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
 
 let c: Cluster;
@@ -105,5 +105,55 @@ it("markRead: the sender's message becomes read", async () => {
 it("operations on an instance this pod does not hold → 503 network_unavailable", async () => {
   await expect(api().send("i0000000000000000000000000", "x@c.us", { type: "text", text: "x" })).rejects.toMatchObject({
     code: "network_unavailable",
+  });
+});
+
+describe("public routes on the provider operations", () => {
+  const call = (path: string, init?: RequestInit & { json?: unknown }) =>
+    c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
+
+  it("GET /contacts/check-exists answers the registered chat id", async () => {
+    const yes = await call(`/contacts/check-exists?phone=${b.phone}`);
+    expect(yes.status).toBe(200);
+    expect(await yes.json()).toMatchObject({ exists: true, chatId: `${b.phone}@c.us` });
+    const no = await call("/contacts/check-exists?phone=5599900000123");
+    expect(await no.json()).toMatchObject({ exists: false });
+    const bad = await call("/contacts/check-exists?phone=abc");
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { error: { details: Record<string, string> } }).error.details.phone).toBeTruthy();
+  });
+
+  it("GET /messages/new-id gives distinct ids the network accepts as ours", async () => {
+    const ids = await Promise.all(
+      [1, 2, 3].map(async () => ((await (await call("/messages/new-id")).json()) as { id: string }).id),
+    );
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(id).toMatch(/^3EB0[0-9A-F]{18}$/);
+    const sent = await api().send(a.id, `${b.phone}@c.us`, { type: "text", text: "com id" }, { id: ids[0] });
+    expect(sent.id).toBe(ids[0]);
+  });
+
+  it("POST /typing/start|stop shows and removes the indicator; phone is an alias; chat required", async () => {
+    const start = await call("/typing/start", { method: "POST", json: { phone: b.phone } });
+    expect(start.status).toBe(200);
+    expect(await start.json()).toEqual({ success: true });
+    const stop = await call("/typing/stop", { method: "POST", json: { chatId: `${b.phone}@c.us` } });
+    expect(stop.status).toBe(200);
+    const log = (await (await c.sim("GET", `/simnet/phones/${a.phone}/presence-log`)).json()) as {
+      presences: { state: string }[];
+    };
+    expect(log.presences.slice(-2).map((p) => p.state)).toEqual(["composing", "paused"]);
+    const missing = await call("/typing/start", { method: "POST" });
+    expect(missing.status).toBe(422);
+    expect(((await missing.json()) as { error: { details: Record<string, string> } }).error.details.chatId).toBe(
+      "informe o chatId",
+    );
+  });
+
+  it("not WORKING → 422 instance_not_connected", async () => {
+    const idle = await c.createInstance();
+    const res = await c.as(idle.token)(`/v1/instances/${idle.id}/contacts/check-exists?phone=${b.phone}`);
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("instance_not_connected");
   });
 });

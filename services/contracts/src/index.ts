@@ -1,5 +1,6 @@
 export * from "./account.ts";
 export * from "./admin.ts";
+export * from "./chat-id.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./instance.ts";

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { ApiError } from "./errors.ts";
+
+/**
+ * Conversation ids of spec 1: digits with country and area code become `<digits>@c.us`;
+ * `@c.us` (and the network's `@s.whatsapp.net`), `@lid`, `@g.us`, `@newsletter`, `@bsuid` and
+ * `status@broadcast` are kept. Anything else is not a chat id.
+ */
+const SUFFIXES = /^([\w.:+-]+)@(c\.us|s\.whatsapp\.net|lid|g\.us|newsletter|bsuid|broadcast)$/;
+
+export function normalizeChatId(raw: string): string | null {
+  const value = raw.trim();
+  const digits = value.replace(/[\s()+.-]/g, "");
+  if (/^\d{8,15}$/.test(digits)) return `${digits}@c.us`;
+  const m = SUFFIXES.exec(value);
+  if (!m) return null;
+  const [, user, server] = m;
+  const base = user!.split(":")[0]!; // a device suffix (`:12`) is not part of the chat
+  if (server === "c.us" || server === "s.whatsapp.net") return /^\d{8,15}$/.test(base) ? `${base}@c.us` : null;
+  if (server === "broadcast") return base === "status" ? "status@broadcast" : null;
+  return base ? `${base}@${server}` : null;
+}
+
+const chatIdMessage = "chatId inválido: use o número com DDI e DDD, ou um id @c.us, @lid, @g.us, @newsletter";
+
+/** A chat id field: normalized, or a validation error on the field. */
+export const chatIdSchema = z.string().transform((raw, ctx) => {
+  const id = normalizeChatId(raw);
+  if (!id) {
+    ctx.addIssue({ code: "custom", message: chatIdMessage });
+    return z.NEVER;
+  }
+  return id;
+});
+
+/** The request fields that name a chat: `chatId`, or its alias `phone` (spec 1 rule 1). */
+export const chatFields = {
+  chatId: z.string().max(200).optional().meta({ description: "Number with country and area code, or a JID" }),
+  phone: z.string().max(200).optional().meta({ description: "Alias of chatId" }),
+};
+
+/**
+ * The normalized chat of a request, or null when none was given. A value that is not a chat id
+ * is an `ApiError("validation_error")` with `details.chatId`.
+ */
+export function chatOf(input: { chatId?: string | undefined; phone?: string | undefined }): string | null {
+  const raw = input.chatId ?? input.phone;
+  if (raw === undefined || raw.trim() === "") return null;
+  const id = normalizeChatId(raw);
+  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: chatIdMessage });
+  return id;
+}
+
+/** Like {@link chatOf}, but the chat is required: `details.chatId` "informe o chatId" when absent. */
+export function requireChat(input: { chatId?: string | undefined; phone?: string | undefined }): string {
+  const id = chatOf(input);
+  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+  return id;
+}

@@ -1,0 +1,98 @@
+import { randomBytes } from "node:crypto";
+import { ApiError, chatFields, existsResultSchema, requireChat, successSchema } from "@gw/contracts";
+import { z } from "zod";
+import type { Context } from "../trpc/context.ts";
+import { instanceProcedure, router } from "../trpc/init.ts";
+
+/** Routes that talk to the network need the connection open; the owner answers. */
+async function connectedOwner(ctx: Context & { instance: { id: string; connectionStatus: string } }) {
+  if (ctx.instance.connectionStatus !== "WORKING") {
+    throw new ApiError("instance_not_connected", undefined, {
+      connectionStatus: `esperado WORKING, atual ${ctx.instance.connectionStatus}`,
+    });
+  }
+  return ctx.sessions.owner(ctx.instance.id);
+}
+
+const chatInput = z.object(chatFields);
+
+/**
+ * The first routes of spec 4.4/4.14 that need no message store: number check, message ids and
+ * the typing indicator (the send routes and the queue build on the same provider operations).
+ */
+export const chatBasicsRouter = router({
+  checkExists: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/contacts/check-exists",
+        tags: ["Contacts"],
+        summary: "Whether a number has an account, and its chatId as the network registered it",
+        description: "Brazilian numbers: the ninth digit is resolved (the answer is the registered form).",
+      },
+    })
+    .input(
+      z.object({
+        phone: z
+          .string("informe o número")
+          .transform((s) => s.replace(/[\s()+.-]/g, ""))
+          .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, só dígitos")),
+      }),
+    )
+    .output(existsResultSchema)
+    .query(async ({ ctx, input }) => (await connectedOwner(ctx)).checkExists(ctx.instance.id, input.phone)),
+
+  newMessageId: instanceProcedure
+    .meta({
+      auth: "instance",
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/messages/new-id",
+        tags: ["Messages"],
+        summary: "A fresh message id, to give as `id` on a send (retries then never send twice)",
+      },
+    })
+    .output(z.object({ id: z.string() }))
+    // The network's own shape of ids made by linked devices: 3EB0 + 18 hex digits.
+    .query(() => ({ id: `3EB0${randomBytes(9).toString("hex").toUpperCase()}` })),
+
+  typingStart: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/typing/start",
+        tags: ["Messages"],
+        summary: "Show the typing indicator in a chat until /typing/stop or the next send",
+      },
+    })
+    .input(chatInput)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      const chatId = requireChat(input);
+      await (await connectedOwner(ctx)).presence(ctx.instance.id, "composing", chatId);
+      return { success: true as const };
+    }),
+
+  typingStop: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/typing/stop",
+        tags: ["Messages"],
+        summary: "Remove the typing indicator",
+      },
+    })
+    .input(chatInput)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      const chatId = requireChat(input);
+      await (await connectedOwner(ctx)).presence(ctx.instance.id, "paused", chatId);
+      return { success: true as const };
+    }),
+});
