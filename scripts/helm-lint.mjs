@@ -266,7 +266,7 @@ function main() {
     return "POD_ID=metadata.name, advertised at $(POD_ID).gw-gateway-session.gw.svc.cluster.local:8082";
   });
 
-  check("worker role: Deployment without port or probes, SMTP_URL optional from the Secret, PDB", () => {
+  check("worker role: Deployment with its health port and probes, SMTP_URL optional from the Secret, PDB", () => {
     const dep = doc(rendered, "Deployment/gw-gateway-worker");
     expectAll(dep, "Deployment/gw-gateway-worker", [
       /^ {2}replicas: 2\n/m,
@@ -276,19 +276,17 @@ function main() {
       /name: WEBHOOK_SECRET_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: WEBHOOK_SECRET_KEY/,
       /name: SMTP_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: SMTP_URL\n\s+optional: true/,
       /terminationGracePeriodSeconds: 30\n/,
+      /name: health\n\s+containerPort: 8083/,
+      /name: WORKER_PORT\n\s+value: "8083"/,
+      /livenessProbe:\n\s+failureThreshold: 3\n\s+httpGet:\n\s+path: \/healthz\n\s+port: health/,
+      /readinessProbe:\n\s+failureThreshold: 3\n\s+httpGet:\n\s+path: \/readyz/,
     ]);
-    expectNone(dep, "Deployment/gw-gateway-worker", [
-      /containerPort:/,
-      /livenessProbe:/,
-      /readinessProbe:/,
-      /startupProbe:/,
-      /name: AUTH_STATE_KEY/,
-    ]);
+    expectNone(dep, "Deployment/gw-gateway-worker", [/name: AUTH_STATE_KEY/]);
     expectAll(doc(rendered, "PodDisruptionBudget/gw-gateway-worker"), "worker PDB", [
       /maxUnavailable: 1\n/,
       /app\.kubernetes\.io\/component: worker/,
     ]);
-    return "ROLES=worker, no probes (no HTTP port yet)";
+    return "ROLES=worker, probes on its health port 8083";
   });
 
   check("helm template with another namespace, clusterDomain and session port", () => {

@@ -49,15 +49,8 @@ afterAll(async () => {
 });
 
 async function startWorker(): Promise<RoleProcess> {
-  // The worker has no HTTP port of its own; its health is the internal port of a gateway-less
-  // process, so give it one through the gateway role's /healthz? No: spawnRole waits on a port,
-  // so the worker process also runs a gateway on free ports (ROLES=worker,gateway).
-  const [port, internal] = [await freePort(), await freePort()];
-  const w = await spawnRole(
-    "worker",
-    { ...workerEnv, ROLES: "worker,gateway", PORT: String(port), INTERNAL_PORT: String(internal) },
-    port,
-  );
+  const port = await freePort(); // the worker's own health port (/healthz)
+  const w = await spawnRole("worker", { ...workerEnv, WORKER_PORT: String(port) }, port);
   workers.push(w);
   return w;
 }

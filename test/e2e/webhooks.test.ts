@@ -302,6 +302,18 @@ describe("retries on Temporal", () => {
   });
 });
 
+describe("the worker's own port", () => {
+  it("answers health, readiness and Prometheus metrics of the dispatcher", async () => {
+    const url = c.worker?.healthUrl;
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${url}/readyz`);
+    expect(await ready.json()).toMatchObject({ status: "ready", checks: { redis: "ok", temporal: "ok" } });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/webhook_deliveries_total\{by="dispatcher",outcome="succeeded"\} \d+/);
+    expect(metrics).toContain("webhook_delivery_duration_seconds_bucket");
+  });
+});
+
 describe("manual operations", () => {
   it("retry resends one delivery with a new X-Service-Delivery and the same event", async () => {
     const { id, api, hook } = await instanceWithHook(["session.status"]);

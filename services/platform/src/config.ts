@@ -99,6 +99,9 @@ export const configSchema = z.object({
     .optional(),
   /** A stream entry left unacknowledged this long by a dispatcher (a crashed one) is taken over. */
   DISPATCH_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(15_000),
+  /** The worker role's health and metrics server (/healthz, /readyz, /metrics); 0 picks a free port. */
+  WORKER_HOST: z.string().default("127.0.0.1"),
+  WORKER_PORT: port.default(8083),
   /** Deliveries in flight per dispatcher process. */
   DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(256),
 

@@ -1,11 +1,17 @@
 import type { Logger, Platform } from "@gw/platform";
 import { attemptDelivery } from "@gw/platform";
 import type { RetryInput, RetryResult, WebhookActivities } from "@gw/workflows/activities";
+import type { WorkerMetrics } from "./health.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
 
 /** The activities of the webhook retry workflow: plain async functions over the platform. */
-export function createActivities(deps: { platform: Platform; notifier: Notifier; log: Logger }): WebhookActivities {
+export function createActivities(deps: {
+  platform: Platform;
+  notifier: Notifier;
+  log: Logger;
+  metrics?: WorkerMetrics;
+}): WebhookActivities {
   return {
     async retryDelivery({ deliveryId, nextDelayMs }: RetryInput): Promise<RetryResult> {
       const { webhooks, config } = deps.platform;
@@ -25,6 +31,8 @@ export function createActivities(deps: { platform: Platform; notifier: Notifier;
         return { done: true, result: "stopped" };
       }
       const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+      deps.metrics?.deliveries.inc({ by: "retry", outcome: outcome.ok ? "succeeded" : "failed" });
+      deps.metrics?.duration.observe(outcome.durationMs / 1000);
       if (outcome.ok) {
         await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true }, { wasFailing: true });
         return { done: true, result: "succeeded" };

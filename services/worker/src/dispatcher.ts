@@ -2,6 +2,7 @@ import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
 import { attemptDelivery, type Logger, type Platform, type WebhookTarget } from "@gw/platform";
 import type { WebhookRetryInput } from "@gw/workflows";
 import type { Client } from "@temporalio/client";
+import type { WorkerMetrics } from "./health.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
 
@@ -43,6 +44,7 @@ export class Dispatcher {
     private readonly notifier: Notifier,
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
+    private readonly metrics?: WorkerMetrics,
   ) {
     this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`);
   }
@@ -133,10 +135,12 @@ export class Dispatcher {
   private async schedule(stream: string, [id, fields]: Entry): Promise<void> {
     while (this.inFlight >= this.opts.concurrency) await new Promise<void>((r) => this.waiters.push(r));
     this.inFlight++;
+    this.metrics?.inFlight.set(this.inFlight);
     const task = this.handle(stream, id, fields)
       .catch((err) => this.log.error({ err, stream, id }, "dispatch failed; the entry stays pending"))
       .finally(() => {
         this.inFlight--;
+        this.metrics?.inFlight.set(this.inFlight);
         this.active.delete(task);
         this.waiters.shift()?.();
       });
@@ -164,6 +168,8 @@ export class Dispatcher {
     const { webhooks, config } = this.platform;
     const delivery = webhooks.newDelivery(target, body, event);
     const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+    this.metrics?.deliveries.inc({ by: "dispatcher", outcome: outcome.ok ? "succeeded" : "failed" });
+    this.metrics?.duration.observe(outcome.durationMs / 1000);
     if (outcome.ok) {
       await webhooks.recordAttempt(
         delivery,

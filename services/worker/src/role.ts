@@ -5,6 +5,7 @@ import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { Dispatcher } from "./dispatcher.ts";
+import { createWorkerMetrics, startWorkerHealth } from "./health.ts";
 import { Notifier } from "./notifier.ts";
 
 const require = createRequire(import.meta.url);
@@ -38,6 +39,7 @@ export async function startWorkerRole(
 ) {
   installTemporalRuntime(config.LOG_LEVEL);
   const notifier = new Notifier(platform, config, log);
+  const metrics = createWorkerMetrics();
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 
@@ -47,24 +49,34 @@ export async function startWorkerRole(
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ platform, notifier, log }),
+    activities: createActivities({ platform, notifier, log, metrics }),
   });
   const running = worker.run();
 
-  const dispatcher = new Dispatcher(platform, client, notifier, log.child({ role: "dispatcher" }), {
-    consumer: `${hostname()}-${process.pid}`,
-    concurrency: config.DISPATCH_CONCURRENCY,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
-    retryScheduleMs: opts.retryScheduleMs,
-  });
+  const dispatcher = new Dispatcher(
+    platform,
+    client,
+    notifier,
+    log.child({ role: "dispatcher" }),
+    {
+      consumer: `${hostname()}-${process.pid}`,
+      concurrency: config.DISPATCH_CONCURRENCY,
+      taskQueue: config.TEMPORAL_TASK_QUEUE,
+      claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
+      retryScheduleMs: opts.retryScheduleMs,
+    },
+    metrics,
+  );
   await dispatcher.start();
-  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE }, "worker started");
+  const health = await startWorkerHealth(config, platform, client, metrics);
+  log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, health: health.url }, "worker started");
 
   return {
     dispatcher,
     client,
+    healthUrl: health.url,
     async close() {
+      await health.close();
       await dispatcher.close();
       worker.shutdown();
       await running.catch(() => {});
