@@ -259,6 +259,7 @@ export default async function webhooksBench() {
     NODE_ENV: "production",
     ADMIN_TOKEN: `bench-admin-${randomBytes(12).toString("hex")}`,
     INTERNAL_SECRET: `bench-internal-${randomBytes(16).toString("hex")}`,
+    WORKER_PORT: "0", // several workers on one machine
     WEBHOOK_SECRET_KEY: randomBytes(32).toString("base64"),
     WEBHOOK_ALLOW_PRIVATE: "true",
     KEY_PREFIX: prefix,
