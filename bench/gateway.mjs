@@ -84,8 +84,13 @@ export default async function gatewayBench() {
     }
     log("starting the stack (if needed) and the gateway");
     const gwEnv = process.env.BENCH_GATEWAY_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_GATEWAY_LOG_LEVEL } : {};
+    const extraArgs = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(" ") : [];
     gw = await startGateway(
-      profile ? { env: gwEnv, nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] } : { env: gwEnv },
+      profile
+        ? { env: gwEnv, nodeArgs: [...extraArgs, "--cpu-prof", `--cpu-prof-dir=${profileDir}`] }
+        : extraArgs.length
+          ? { env: gwEnv, nodeArgs: extraArgs }
+          : { env: gwEnv },
     );
 
     // Round-robin over N instances gives each an even R/N req/s. A bucket that starts full
