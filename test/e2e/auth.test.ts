@@ -3,16 +3,12 @@
 // through one must be enforced by the other on the very next request.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adminHeaders, expectError, expectJson, tokenHeaders } from "../support/e2e-helpers.ts";
-import { startGateway, type TestGateway, uniquePrefix } from "../support/gateway.ts";
+import { startReplicaPair, type TestGateway } from "../support/gateway.ts";
 
 let gw: TestGateway;
 let replica: TestGateway;
 beforeAll(async () => {
-  const KEY_PREFIX = uniquePrefix();
-  // One after the other: concurrent boots on a fresh prefix race on the index creation
-  // (see startup-race.test.ts).
-  gw = await startGateway({ KEY_PREFIX });
-  replica = await startGateway({ KEY_PREFIX });
+  ({ gw, replica } = await startReplicaPair());
 });
 afterAll(async () => {
   await Promise.all([gw?.close(), replica?.close()]);

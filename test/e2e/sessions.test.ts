@@ -209,23 +209,34 @@ describe("stop, start, restart, logout", () => {
 
 describe("races", () => {
   it("a stop that lands while the pod reconciles wins: nothing stays STARTING, nothing stays connected", async () => {
-    const made = await Promise.all(Array.from({ length: 20 }, () => c.createInstance()));
-    await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/start`, { method: "POST" })));
-    await new Promise((r) => setTimeout(r, 30)); // the pod is picking them up now
-    await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/stop`, { method: "POST" })));
+    // A volume check of the end state; it rarely hits the exact interleaving (a stop releasing
+    // an instance while a reconcile that read the running set just before acquires it), so
+    // the guard itself is tested deterministically in services/platform/src/leases.test.ts.
+    const made = await Promise.all(Array.from({ length: 80 }, () => c.createInstance()));
+    const manager = c.session!.manager;
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/start`, { method: "POST" })));
+      const kicking = setInterval(() => manager.kick(), 5);
+      await new Promise((r) => setTimeout(r, 20 * round));
+      await Promise.all(made.map(({ id, token }) => c.as(token)(`/v1/instances/${id}/stop`, { method: "POST" })));
+      clearInterval(kicking);
+    }
     // Several reconcile ticks later (TTL/3 each).
     await new Promise((r) => setTimeout(r, 2_500));
-    for (const { id } of made) {
-      const res = await c.admin("GET", `/v1/admin/instances/${id}`);
-      const { instance } = (await res.json()) as { instance: { connectionStatus: string } };
-      expect(instance.connectionStatus, id).toBe("STOPPED");
-      expect(await c.platform.leases.owner(id), id).toBeNull();
-    }
+    const statuses = await Promise.all(
+      made.map(async ({ id }) => {
+        const res = await c.admin("GET", `/v1/admin/instances/${id}`);
+        return ((await res.json()) as { instance: { connectionStatus: string } }).instance.connectionStatus;
+      }),
+    );
+    expect(statuses.filter((s) => s !== "STOPPED")).toEqual([]);
+    const owners = await Promise.all(made.map(({ id }) => c.platform.leases.owner(id)));
+    expect(owners.filter(Boolean)).toEqual([]);
     const conns = (await (await c.sim("GET", "/simnet/connections")).json()) as {
       connections: { instanceId: string }[];
     };
     expect(conns.connections.filter((x) => made.some((m) => m.id === x.instanceId))).toEqual([]);
-  });
+  }, 60_000);
 });
 
 describe("network faults", () => {

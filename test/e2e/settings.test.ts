@@ -2,14 +2,12 @@
 // 40 characters; the change is persisted and visible to every reader.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectJson, tokenHeaders } from "../support/e2e-helpers.ts";
-import { startGateway, type TestGateway, uniquePrefix } from "../support/gateway.ts";
+import { startReplicaPair, type TestGateway } from "../support/gateway.ts";
 
 let gw: TestGateway;
 let replica: TestGateway;
 beforeAll(async () => {
-  const KEY_PREFIX = uniquePrefix();
-  gw = await startGateway({ KEY_PREFIX });
-  replica = await startGateway({ KEY_PREFIX });
+  ({ gw, replica } = await startReplicaPair());
 });
 afterAll(async () => {
   await Promise.all([gw?.close(), replica?.close()]);

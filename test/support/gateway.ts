@@ -77,3 +77,15 @@ export async function startGateway(overrides: Record<string, string> = {}): Prom
     },
   };
 }
+
+/**
+ * Two gateways sharing one Redis key prefix, as two replicas of one deployment. Started one
+ * after the other: concurrent boots on a fresh prefix race on the index creation (see
+ * startup-race.test.ts, which tests that race on purpose).
+ */
+export async function startReplicaPair(overrides: Record<string, string> = {}) {
+  const KEY_PREFIX = uniquePrefix();
+  const gw = await startGateway({ ...overrides, KEY_PREFIX });
+  const replica = await startGateway({ ...overrides, KEY_PREFIX });
+  return { gw, replica, close: () => Promise.all([gw.close(), replica.close()]) };
+}

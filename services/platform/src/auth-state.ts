@@ -124,8 +124,3 @@ export async function clearAuthStateUnowned(redis: Redis, k: Keys, instanceId: s
   const types = await redis.smembers(k.authKeyTypes(instanceId));
   await redis.del(k.authCreds(instanceId), k.authKeyTypes(instanceId), ...types.map((t) => k.authKeys(instanceId, t)));
 }
-
-/** Whether the instance has network credentials (was paired and not logged out). */
-export async function hasCreds(redis: Redis, k: Keys, instanceId: string): Promise<boolean> {
-  return (await redis.exists(k.authCreds(instanceId))) === 1;
-}

@@ -47,6 +47,8 @@ export interface PodInfo {
   podId: string;
   url: string;
   capacity: number;
+  /** Instances the pod holds (as of its last heartbeat). */
+  load: number;
 }
 
 export class Leases {
@@ -99,7 +101,7 @@ export class Leases {
     await this.redis
       .multi()
       .zadd(this.k.pods, Date.now() + this.ttlMs, pod.podId)
-      .hset(this.k.pod(pod.podId), { url: pod.url, capacity: String(pod.capacity) })
+      .hset(this.k.pod(pod.podId), { url: pod.url, capacity: String(pod.capacity), load: String(pod.load) })
       .pexpire(this.k.pod(pod.podId), this.ttlMs * 4)
       .exec();
   }
@@ -115,7 +117,7 @@ export class Leases {
     const infos = await Promise.all(ids.map((id) => this.redis.hgetall(this.k.pod(id))));
     return ids.flatMap((podId, i) => {
       const h = infos[i];
-      return h?.url ? [{ podId, url: h.url, capacity: Number(h.capacity ?? 0) }] : [];
+      return h?.url ? [{ podId, url: h.url, capacity: Number(h.capacity ?? 0), load: Number(h.load ?? 0) }] : [];
     });
   }
 

@@ -141,8 +141,7 @@ export class SessionManager implements SessionApi {
 
   private async tick(): Promise<void> {
     const { leases, redis, keys } = this.platform;
-    await leases.heartbeat({ podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity });
-    await redis.hset(keys.pod(this.opts.podId), "load", String(this.held.size));
+    await leases.heartbeat({ ...this.self(), load: this.held.size });
 
     const lost = await leases.renew(this.opts.podId, new Map([...this.held].map(([id, h]) => [id, h.epoch])));
     for (const id of lost) this.drop(id, "lease lost");
@@ -174,18 +173,18 @@ export class SessionManager implements SessionApi {
     await Promise.all(starts);
   }
 
-  private async livePods(): Promise<(PodInfo & { load: number })[]> {
-    const pods = await this.platform.leases.livePods();
-    const loads = await Promise.all(pods.map((p) => this.platform.redis.hget(this.platform.keys.pod(p.podId), "load")));
-    const live = pods.map((p, i) => ({ ...p, load: Number(loads[i] ?? 0) }));
-    if (!live.some((p) => p.podId === this.opts.podId)) {
-      live.push({ podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity, load: this.held.size });
-    }
-    return live;
+  private self(): PodInfo {
+    return { podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity, load: this.held.size };
+  }
+
+  /** Live pods with their load as of their heartbeats (this pod as it is now). */
+  private async livePods(): Promise<PodInfo[]> {
+    const others = (await this.platform.leases.livePods()).filter((p) => p.podId !== this.opts.podId);
+    return [...others, this.self()];
   }
 
   /** The first pod in rendezvous order that has room (or that already holds it). */
-  private target(instanceId: string, pods: (PodInfo & { load: number })[]) {
+  private target(instanceId: string, pods: PodInfo[]) {
     return rankPods(instanceId, pods).find((p) => p.load < p.capacity || p.podId === this.opts.podId);
   }
 

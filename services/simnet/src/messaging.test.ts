@@ -1,29 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createSimnet, type MessageContent, type Simnet } from "./index.ts";
-import { type ControlClient, controlClient, pairByQr, SimClient } from "./testing.ts";
+import { describe, expect, it } from "vitest";
+import { createSimnet, type MessageContent } from "./index.ts";
+import { controlClient, type SimClient, useSimnet } from "./testing.ts";
 
-const TOKEN = "simnet-test-token";
 const STEP = 25; // ack clock in these tests
-let sim: Simnet;
-let url: string;
-let control: ControlClient;
-const clients: SimClient[] = [];
 
 const A = "5511977770001";
 const B = "5511977770002";
 const C = "5511977770003";
 const D = "5511977770004";
 
-async function pair(phone: string, instanceId: string, pushName?: string) {
-  const out = await pairByQr(url, control, phone, { instanceId }, pushName);
-  clients.push(out.client);
-  return out;
-}
-async function connect(hello: Parameters<typeof SimClient.connect>[1]) {
-  const c = await SimClient.connect(url, hello);
-  clients.push(c);
-  return c;
-}
 const text = (t: string): MessageContent => ({ type: "text", text: t });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type SendResult = { id: string; timestamp: number; chatId: string };
@@ -35,18 +20,8 @@ async function acks(client: SimClient, id: string, n: number): Promise<string[]>
   return out;
 }
 
-beforeAll(async () => {
-  sim = createSimnet({ port: 0, adminToken: TOKEN, qrIntervalMs: 10_000, ackDelayMs: STEP, logLevel: "silent" });
-  url = await sim.listen();
-  control = controlClient(url, TOKEN);
-});
-afterEach(async () => {
-  const done = clients.splice(0);
-  await Promise.all(done.map((c) => c.close()));
-  expect(done.flatMap((c) => c.violations)).toEqual([]);
-  await control.post("/simnet/reset");
-});
-afterAll(() => sim.close());
+const net = useSimnet({ qrIntervalMs: 10_000, ackDelayMs: STEP });
+const { connect, pair } = net;
 
 describe("routing between instances", () => {
   it("delivers a text from one connection to another and back", async () => {
@@ -86,7 +61,7 @@ describe("routing between instances", () => {
   it("shows what one device sent to the account's other devices (fromMe)", async () => {
     const a1 = await pair(A, "ia1");
     const a2 = await pair(A, "ia2");
-    await control.post("/simnet/phones", { phone: B, pushName: "Bia" });
+    await net.control.post("/simnet/phones", { phone: B, pushName: "Bia" });
     const sent = await a1.client.request<SendResult>("send", { to: B, message: text("from ia1") });
     const copy = await a2.client.next("message");
     expect(copy).toMatchObject({
@@ -125,7 +100,7 @@ describe("routing between instances", () => {
     expect(await acks(a.client, sent.id, 1)).toEqual(["sent"]);
     await sleep(STEP * 4);
     expect(a.client.take("ack")).toEqual([]);
-    const inbox = await control.get<{ messages: { id: string; status: string; delivered: boolean }[] }>(
+    const inbox = await net.control.get<{ messages: { id: string; status: string; delivered: boolean }[] }>(
       `/simnet/phones/${B}/inbox`,
     );
     expect(inbox.body.messages).toEqual([expect.objectContaining({ id: sent.id, status: "sent", delivered: false })]);
@@ -138,7 +113,7 @@ describe("routing between instances", () => {
 
   it("queues acks for the sender's offline device and sends them after open", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: B, autoRead: 1 });
+    await net.control.post("/simnet/phones", { phone: B, autoRead: 1 });
     const sent = await a.client.request<SendResult>("send", { to: B, message: text("e some") });
     await a.client.close();
     await sleep(STEP * 6);
@@ -161,7 +136,7 @@ describe("routing between instances", () => {
     await b.client.next("message");
     await sleep(STEP * 2);
     expect(b.client.take("message")).toEqual([]);
-    const sent = await control.get<{ messages: unknown[] }>(`/simnet/phones/${A}/sent`);
+    const sent = await net.control.get<{ messages: unknown[] }>(`/simnet/phones/${A}/sent`);
     expect(sent.body.messages).toHaveLength(1);
   });
 });
@@ -169,7 +144,7 @@ describe("routing between instances", () => {
 describe("acks", () => {
   it("progress sent → delivered → read on the clock; read when the phone reads", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: B });
+    await net.control.post("/simnet/phones", { phone: B });
     const sent = await a.client.request<SendResult>("send", { to: B, message: text("leia") });
     const first = await a.client.next("ack", (f) => f.id === sent.id);
     expect(first).toEqual({
@@ -182,9 +157,9 @@ describe("acks", () => {
     expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
     await sleep(STEP * 3);
     expect(a.client.take("ack")).toEqual([]); // no autoRead: stays delivered
-    expect((await control.post(`/simnet/phones/${B}/read`)).body).toEqual({ read: 1 });
+    expect((await net.control.post(`/simnet/phones/${B}/read`)).body).toEqual({ read: 1 });
     expect(await acks(a.client, sent.id, 1)).toEqual(["read"]);
-    const log = await control.get<{ messages: { status: string; acks: { status: string; at: number }[] }[] }>(
+    const log = await net.control.get<{ messages: { status: string; acks: { status: string; at: number }[] }[] }>(
       `/simnet/phones/${A}/sent`,
     );
     const msg = log.body.messages[0];
@@ -194,7 +169,7 @@ describe("acks", () => {
 
   it("reads on their own with autoRead, and voice is played too", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: B, autoRead: true });
+    await net.control.post("/simnet/phones", { phone: B, autoRead: true });
     const voice = await a.client.request<SendResult>("send", {
       to: B,
       message: { type: "voice", media: { data: "T2dnUw==", mimetype: "audio/ogg; codecs=opus" }, seconds: 3 },
@@ -208,15 +183,15 @@ describe("acks", () => {
 
   it("reads a voice message without playing it when asked", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: B });
+    await net.control.post("/simnet/phones", { phone: B });
     const voice = await a.client.request<SendResult>("send", {
       to: B,
       message: { type: "voice", media: { data: "T2dnUw==", mimetype: "audio/ogg" } },
     });
     expect(await acks(a.client, voice.id, 2)).toEqual(["sent", "delivered"]);
-    await control.post(`/simnet/phones/${B}/read`, { ids: [voice.id], played: false });
+    await net.control.post(`/simnet/phones/${B}/read`, { ids: [voice.id], played: false });
     expect(await acks(a.client, voice.id, 1)).toEqual(["read"]);
-    await control.post(`/simnet/phones/${B}/read`, { ids: [voice.id] });
+    await net.control.post(`/simnet/phones/${B}/read`, { ids: [voice.id] });
     expect(await acks(a.client, voice.id, 1)).toEqual(["played"]);
   });
 
@@ -233,13 +208,13 @@ describe("acks", () => {
 
   it("reaches a virtual phone's sent list when the phone is the sender", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: C });
-    const res = await control.post<SendResult>(`/simnet/phones/${C}/send`, { to: A, message: text("oi") });
+    await net.control.post("/simnet/phones", { phone: C });
+    const res = await net.control.post<SendResult>(`/simnet/phones/${C}/send`, { to: A, message: text("oi") });
     expect(res.status).toBe(201);
     await a.client.next("message");
     await a.client.request("read", { ids: [res.body.id] });
     await sleep(STEP * 5);
-    const sent = await control.get<{ messages: { status: string; origin: string }[] }>(`/simnet/phones/${C}/sent`);
+    const sent = await net.control.get<{ messages: { status: string; origin: string }[] }>(`/simnet/phones/${C}/sent`);
     expect(sent.body.messages).toEqual([expect.objectContaining({ status: "read", origin: "phone" })]);
   });
 });
@@ -247,7 +222,7 @@ describe("acks", () => {
 describe("contacts writing to an instance", () => {
   it("delivers a message sent by a virtual phone; the phone's inbox gets the reply", async () => {
     const a = await pair(A, "ia");
-    const res = await control.post<SendResult>(`/simnet/phones/${C}/send`, {
+    const res = await net.control.post<SendResult>(`/simnet/phones/${C}/send`, {
       to: A,
       message: { type: "location", latitude: -23.5, longitude: -46.6, name: "SP" },
     });
@@ -258,7 +233,7 @@ describe("contacts writing to an instance", () => {
     expect(got.message).toEqual({ type: "location", latitude: -23.5, longitude: -46.6, name: "SP" });
 
     const reply = await a.client.request<SendResult>("send", { to: got.chatId, message: text("recebido") });
-    const inbox = await control.get<{ messages: Record<string, unknown>[] }>(`/simnet/phones/${C}/inbox`);
+    const inbox = await net.control.get<{ messages: Record<string, unknown>[] }>(`/simnet/phones/${C}/inbox`);
     expect(inbox.body.messages).toEqual([
       expect.objectContaining({
         id: reply.id,
@@ -269,14 +244,14 @@ describe("contacts writing to an instance", () => {
       }),
     ]);
     const since = inbox.body.messages[0]?.seq as number;
-    const later = await control.get<{ messages: unknown[] }>(`/simnet/phones/${C}/inbox?since=${since}`);
+    const later = await net.control.get<{ messages: unknown[] }>(`/simnet/phones/${C}/inbox?since=${since}`);
     expect(later.body.messages).toEqual([]);
   });
 
   it("shows what the phone itself sent on its linked devices (origin phone)", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: C, pushName: "Carla" });
-    const res = await control.post<SendResult>(`/simnet/phones/${A}/send`, { to: C, message: text("do celular") });
+    await net.control.post("/simnet/phones", { phone: C, pushName: "Carla" });
+    const res = await net.control.post<SendResult>(`/simnet/phones/${A}/send`, { to: C, message: text("do celular") });
     const copy = await a.client.next("message");
     expect(copy).toMatchObject({
       id: res.body.id,
@@ -292,9 +267,9 @@ describe("groups", () => {
   it("fans out to participants, refuses outsiders, and honours announce mode", async () => {
     const a = await pair(A, "ia", "Ana");
     const b = await pair(B, "ib", "Bruno");
-    await control.post("/simnet/phones", { phone: C });
-    await control.post("/simnet/phones", { phone: D });
-    const created = await control.post<{ id: string; admins: string[] }>("/simnet/groups", {
+    await net.control.post("/simnet/phones", { phone: C });
+    await net.control.post("/simnet/phones", { phone: D });
+    const created = await net.control.post<{ id: string; admins: string[] }>("/simnet/groups", {
       subject: "Equipe",
       participants: [A, B, C],
     });
@@ -315,21 +290,21 @@ describe("groups", () => {
       fromMe: false,
       from: { id: `${A}@c.us`, phone: A, pushName: "Ana" },
     });
-    const inboxC = await control.get<{ messages: { id: string; chatId: string }[] }>(`/simnet/phones/${C}/inbox`);
+    const inboxC = await net.control.get<{ messages: { id: string; chatId: string }[] }>(`/simnet/phones/${C}/inbox`);
     expect(inboxC.body.messages).toEqual([expect.objectContaining({ id: sent.id, chatId: gid, isGroup: true })]);
     expect(await acks(a.client, sent.id, 2)).toEqual(["sent", "delivered"]);
     // Read only once every participant read.
-    await control.post(`/simnet/phones/${C}/read`);
+    await net.control.post(`/simnet/phones/${C}/read`);
     await sleep(STEP * 3);
     expect(a.client.take("ack")).toEqual([]);
     await b.client.request("read", { ids: [sent.id] });
     expect(await acks(a.client, sent.id, 1)).toEqual(["read"]);
 
-    const outsider = await control.post(`/simnet/phones/${D}/send`, { to: gid, message: text("entrei?") });
+    const outsider = await net.control.post(`/simnet/phones/${D}/send`, { to: gid, message: text("entrei?") });
     expect(outsider.status).toBe(403);
     expect(outsider.body).toMatchObject({ error: { code: "network_rejected" } });
 
-    const patched = await control.patch(`/simnet/groups/${gid}`, { onlyAdminsCanSend: true });
+    const patched = await net.control.patch(`/simnet/groups/${gid}`, { onlyAdminsCanSend: true });
     expect(patched.body).toMatchObject({ onlyAdminsCanSend: true });
     await expect(b.client.request("send", { to: gid, message: text("posso?") })).rejects.toMatchObject({
       code: "network_rejected",
@@ -340,9 +315,9 @@ describe("groups", () => {
 
   it("answers group metadata to participants", async () => {
     const a = await pair(A, "ia", "Ana");
-    await control.post("/simnet/phones", { phone: B, pushName: "Bia" });
+    await net.control.post("/simnet/phones", { phone: B, pushName: "Bia" });
     const d = await pair(D, "id");
-    const { body } = await control.post<{ id: string }>("/simnet/groups", {
+    const { body } = await net.control.post<{ id: string }>("/simnet/groups", {
       subject: "Família",
       participants: [A, B],
       admins: [B],
@@ -360,30 +335,33 @@ describe("groups", () => {
     await expect(a.client.request("group-metadata", { groupId: "1@g.us" })).rejects.toMatchObject({
       code: "not_found",
     });
-    const bad = await control.post("/simnet/groups", { subject: "x", participants: [A, "5511900000009"] });
+    const bad = await net.control.post("/simnet/groups", { subject: "x", participants: [A, "5511900000009"] });
     expect(bad.status).toBe(404);
     expect(bad.body).toMatchObject({ error: { code: "not_on_network", details: { missing: ["5511900000009"] } } });
-    const read = await control.get(`/simnet/groups/${body.id}`);
+    const read = await net.control.get(`/simnet/groups/${body.id}`);
     expect(read.body).toMatchObject({ subject: "Família", participants: [A, B], admins: [B] });
-    const all = await control.get<{ groups: { id: string }[] }>("/simnet/groups");
+    const all = await net.control.get<{ groups: { id: string }[] }>("/simnet/groups");
     expect(all.body.groups.map((g) => g.id)).toEqual([body.id]);
-    const renamed = await control.patch(`/simnet/groups/${body.id}`, { subject: "Família 2", participants: [A, B, D] });
+    const renamed = await net.control.patch(`/simnet/groups/${body.id}`, {
+      subject: "Família 2",
+      participants: [A, B, D],
+    });
     expect(renamed.body).toMatchObject({ subject: "Família 2", participants: [A, B, D], admins: [B] });
     expect(await d.client.request("group-metadata", { groupId: body.id })).toMatchObject({ subject: "Família 2" });
-    expect((await control.get("/simnet/groups/1@g.us")).status).toBe(404);
+    expect((await net.control.get("/simnet/groups/1@g.us")).status).toBe(404);
   });
 });
 
 describe("privacy ids", () => {
   it("hides a number behind its lid until the phone reveals it", async () => {
     const a = await pair(A, "ia");
-    const hidden = await control.post<{ lid: string }>("/simnet/phones", {
+    const hidden = await net.control.post<{ lid: string }>("/simnet/phones", {
       phone: C,
       pushName: "Oculto",
       hidePhone: true,
     });
     const lid = hidden.body.lid;
-    await control.post(`/simnet/phones/${C}/send`, { to: A, message: text("sem número") });
+    await net.control.post(`/simnet/phones/${C}/send`, { to: A, message: text("sem número") });
     const got = await a.client.next("message");
     expect(got).toMatchObject({
       chatId: lid,
@@ -398,10 +376,10 @@ describe("privacy ids", () => {
     const reply = await a.client.request<SendResult>("send", { to: lid, message: text("resposta") });
     expect(reply.chatId).toBe(lid);
     expect(await acks(a.client, reply.id, 1)).toEqual(["sent"]);
-    const inbox = await control.get<{ messages: { id: string }[] }>(`/simnet/phones/${C}/inbox`);
+    const inbox = await net.control.get<{ messages: { id: string }[] }>(`/simnet/phones/${C}/inbox`);
     expect(inbox.body.messages.map((m) => m.id)).toEqual([reply.id]);
 
-    const { body: group } = await control.post<{ id: string }>("/simnet/groups", {
+    const { body: group } = await net.control.post<{ id: string }>("/simnet/groups", {
       subject: "g",
       participants: [A, C],
     });
@@ -410,8 +388,8 @@ describe("privacy ids", () => {
     });
     expect(meta.participants[1]).toMatchObject({ id: lid, phone: null });
 
-    expect((await control.post(`/simnet/phones/${C}/reveal`)).body).toMatchObject({ revealed: true });
-    await control.post(`/simnet/phones/${C}/send`, { to: A, message: text("agora com número") });
+    expect((await net.control.post(`/simnet/phones/${C}/reveal`)).body).toMatchObject({ revealed: true });
+    await net.control.post(`/simnet/phones/${C}/send`, { to: A, message: text("agora com número") });
     const after = await a.client.next("message");
     expect(after).toMatchObject({ chatId: `${C}@c.us`, chatLid: lid, from: { id: `${C}@c.us`, phone: C, lid } });
     expect(await a.client.request("check-exists", { phone: C })).toEqual({ exists: true, chatId: `${C}@c.us`, lid });
@@ -421,8 +399,8 @@ describe("privacy ids", () => {
 describe("numbers", () => {
   it("resolves the Brazilian ninth digit both ways", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: "551187650000" }); // registered without the 9
-    await control.post("/simnet/phones", { phone: "5511976540000" }); // registered with it
+    await net.control.post("/simnet/phones", { phone: "551187650000" }); // registered without the 9
+    await net.control.post("/simnet/phones", { phone: "5511976540000" }); // registered with it
     expect(await a.client.request("check-exists", { phone: "5511987650000" })).toMatchObject({
       exists: true,
       chatId: "551187650000@c.us",
@@ -440,11 +418,11 @@ describe("numbers", () => {
     await expect(a.client.request("check-exists", { phone: "abc" })).rejects.toMatchObject({ code: "bad_request" });
     const sent = await a.client.request<SendResult>("send", { to: "5511987650000", message: text("nono") });
     expect(sent.chatId).toBe("551187650000@c.us");
-    // The control API finds the account by either form too.
-    const inbox = await control.get<{ messages: { id: string }[] }>("/simnet/phones/5511987650000/inbox");
+    // The net.control API finds the account by either form too.
+    const inbox = await net.control.get<{ messages: { id: string }[] }>("/simnet/phones/5511987650000/inbox");
     expect(inbox.body.messages.map((m) => m.id)).toEqual([sent.id]);
     // Only Brazilian mobile numbers change.
-    await control.post("/simnet/phones", { phone: "14155550100" });
+    await net.control.post("/simnet/phones", { phone: "14155550100" });
     expect(await a.client.request("check-exists", { phone: "141555501000" })).toMatchObject({ exists: false });
   });
 });
@@ -459,7 +437,7 @@ describe("presence", () => {
     await a.client.request("send", { to: B, message: text("digitei") });
     await a.client.request("presence", { to: B, state: "paused" });
     await a.client.request("presence", { state: "available" });
-    const log = await control.get<{
+    const log = await net.control.get<{
       presences: { seq: number; state: string; to: string | null; instanceId: string }[];
     }>(`/simnet/phones/${A}/presence-log`);
     expect(log.body.presences.map((p) => [p.state, p.to])).toEqual([
@@ -468,7 +446,7 @@ describe("presence", () => {
       ["available", null],
     ]);
     expect(log.body.presences[0]?.instanceId).toBe("ia");
-    const sent = await control.get<{ messages: { seq: number }[] }>(`/simnet/phones/${A}/sent`);
+    const sent = await net.control.get<{ messages: { seq: number }[] }>(`/simnet/phones/${A}/sent`);
     const sentSeq = sent.body.messages[0]?.seq ?? 0;
     expect(log.body.presences[0]?.seq).toBeLessThan(sentSeq);
     expect(log.body.presences[1]?.seq).toBeGreaterThan(sentSeq);
@@ -479,8 +457,8 @@ describe("presence", () => {
 
   it("lets a virtual phone type to an instance", async () => {
     const a = await pair(A, "ia");
-    await control.post("/simnet/phones", { phone: C });
-    expect((await control.post(`/simnet/phones/${C}/presence`, { to: A, state: "recording" })).status).toBe(200);
+    await net.control.post("/simnet/phones", { phone: C });
+    expect((await net.control.post(`/simnet/phones/${C}/presence`, { to: A, state: "recording" })).status).toBe(200);
     expect(await a.client.next("presence")).toMatchObject({ chatId: `${C}@c.us`, state: "recording" });
   });
 });
@@ -523,7 +501,7 @@ describe("message content", () => {
       const got = await b.client.next("message", (m) => m.id === sent.id);
       expect(got.message).toEqual(message);
     }
-    const sent = await control.get<{ messages: Record<string, unknown>[] }>(`/simnet/phones/${A}/sent`);
+    const sent = await net.control.get<{ messages: Record<string, unknown>[] }>(`/simnet/phones/${A}/sent`);
     expect(sent.body.messages).toHaveLength(samples.length + 1);
     expect(sent.body.messages[2]).toMatchObject({
       message: { type: "image", media: { data: media.data, mimetype: "image/jpeg" }, caption: "foto" },
@@ -571,8 +549,8 @@ describe("quota and restrictions", () => {
   it("counts new conversations and refuses them while restricted", async () => {
     const a = await pair(A, "ia");
     const b = await pair(B, "ib");
-    await control.post("/simnet/phones", { phone: C });
-    await control.post("/simnet/phones", { phone: D });
+    await net.control.post("/simnet/phones", { phone: C });
+    await net.control.post("/simnet/phones", { phone: D });
     await a.client.request("send", { to: B, message: text("1") });
     await a.client.request("send", { to: C, message: text("2") });
     await a.client.request("send", { to: B, message: text("3") });
@@ -580,19 +558,19 @@ describe("quota and restrictions", () => {
     expect(await a.client.request("capping")).toMatchObject({ usedQuota: 2 });
     expect(await b.client.request("capping")).toMatchObject({ usedQuota: 0 });
 
-    await control.put(`/simnet/phones/${A}/restrictions`, { timelock: { isActive: true, enforcementType: "X" } });
+    await net.control.put(`/simnet/phones/${A}/restrictions`, { timelock: { isActive: true, enforcementType: "X" } });
     await expect(a.client.request("send", { to: D, message: text("novo") })).rejects.toMatchObject({
       code: "restricted",
     });
     await a.client.request("send", { to: B, message: text("conhecido") }); // an existing conversation is fine
-    await control.put(`/simnet/phones/${A}/restrictions`, {
+    await net.control.put(`/simnet/phones/${A}/restrictions`, {
       timelock: null,
       capping: { cappingStatus: "CAPPED", totalQuota: 2 },
     });
     await expect(a.client.request("send", { to: D, message: text("novo") })).rejects.toMatchObject({
       code: "restricted",
     });
-    await control.put(`/simnet/phones/${A}/restrictions`, { capping: null });
+    await net.control.put(`/simnet/phones/${A}/restrictions`, { capping: null });
     await a.client.request("send", { to: D, message: text("novo") });
     expect(await a.client.request("capping")).toMatchObject({ usedQuota: 3 });
   });
@@ -600,9 +578,9 @@ describe("quota and restrictions", () => {
 
 describe("bounds", () => {
   it("keeps at most messageLimit messages per phone", async () => {
-    const small = createSimnet({ port: 0, adminToken: TOKEN, messageLimit: 5, ackDelayMs: 0, logLevel: "silent" });
+    const small = createSimnet({ port: 0, adminToken: net.token, messageLimit: 5, ackDelayMs: 0, logLevel: "silent" });
     const smallUrl = await small.listen();
-    const ctl = controlClient(smallUrl, TOKEN);
+    const ctl = controlClient(smallUrl, net.token);
     try {
       await ctl.post("/simnet/phones", { phone: B });
       for (let i = 0; i < 8; i++) await ctl.post(`/simnet/phones/${A}/send`, { to: B, message: text(`m${i}`) });

@@ -1,99 +1,70 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createSimnet, type Simnet } from "./index.ts";
-import { type ControlClient, controlClient, pairByQr, SimClient, SimRequestError } from "./testing.ts";
+import { createSimnet } from "./index.ts";
+import { controlClient, SimClient, SimRequestError, useSimnet } from "./testing.ts";
 
-const TOKEN = "simnet-test-token";
 const QR_RE = /^2@[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+,[A-Za-z0-9+/=]+$/;
 const CODE_RE = /^[0-9ABCDEFGHJKMNPQRSTVWXYZ]{8}$/;
 
-let sim: Simnet;
-let url: string;
-let control: ControlClient;
-const clients: SimClient[] = [];
-
-async function connect(hello: Parameters<typeof SimClient.connect>[1] = {}) {
-  const c = await SimClient.connect(url, hello);
-  clients.push(c);
-  return c;
-}
-async function pair(phone: string, instanceId = "i1", pushName?: string) {
-  const out = await pairByQr(url, control, phone, { instanceId }, pushName);
-  clients.push(out.client);
-  return out;
-}
 const b64url = (s: string) => Buffer.from(s).toString("base64url");
 
-beforeAll(async () => {
-  sim = createSimnet({
-    port: 0,
-    adminToken: TOKEN,
-    qrIntervalMs: 2_000,
-    pairingCodeLimit: 5,
-    ackDelayMs: 10,
-    logLevel: "silent",
-  });
-  url = await sim.listen();
-  control = controlClient(url, TOKEN);
-});
-afterEach(async () => {
-  const done = clients.splice(0);
-  await Promise.all(done.map((c) => c.close()));
-  expect(done.flatMap((c) => c.violations)).toEqual([]);
-  await control.post("/simnet/reset");
-});
-afterAll(() => sim.close());
+const net = useSimnet({ qrIntervalMs: 2_000, pairingCodeLimit: 5, ackDelayMs: 10 });
+const { connect, pair } = net;
 
-describe("control API", () => {
+describe("net.control API", () => {
   it("needs the admin token; health does not", async () => {
-    expect((await fetch(`${url}/simnet/connections`)).status).toBe(401);
-    const wrong = await controlClient(url, "nope").get("/simnet/connections");
+    expect((await fetch(`${net.url}/simnet/connections`)).status).toBe(401);
+    const wrong = await controlClient(net.url, "nope").get("/simnet/connections");
     expect(wrong.status).toBe(401);
     expect(wrong.body).toMatchObject({ error: { code: "unauthorized" } });
-    expect((await fetch(`${url}/healthz`)).status).toBe(200);
-    expect((await control.get("/simnet/connections")).status).toBe(200);
+    expect((await fetch(`${net.url}/healthz`)).status).toBe(200);
+    expect((await net.control.get("/simnet/connections")).status).toBe(200);
   });
 
   it("answers validation errors and unknown routes as JSON errors", async () => {
-    const bad = await control.post("/simnet/phones", { phone: "12ab" });
+    const bad = await net.control.post("/simnet/phones", { phone: "12ab" });
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ error: { code: "validation_error" } });
-    expect((await control.get("/simnet/nothing-here")).status).toBe(404);
-    expect((await control.get("/simnet/phones/5511999990000")).body).toMatchObject({ error: { code: "not_found" } });
+    expect((await net.control.get("/simnet/nothing-here")).status).toBe(404);
+    expect((await net.control.get("/simnet/phones/5511999990000")).body).toMatchObject({
+      error: { code: "not_found" },
+    });
   });
 
   it("creates and reads accounts", async () => {
-    const created = await control.post("/simnet/phones", { phone: "+55 11 99999-0001", pushName: "Ana" });
+    const created = await net.control.post("/simnet/phones", { phone: "+55 11 99999-0001", pushName: "Ana" });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ phone: "5511999990001", pushName: "Ana", devices: [] });
     expect(created.body.lid).toMatch(/^\d{15}@lid$/);
-    const again = await control.post("/simnet/phones", { phone: "5511999990001", pushName: "Ana B" });
+    const again = await net.control.post("/simnet/phones", { phone: "5511999990001", pushName: "Ana B" });
     expect(again.status).toBe(200);
     expect(again.body.lid).toBe(created.body.lid);
-    const list = await control.get<{ phones: { phone: string; pushName: string }[] }>("/simnet/phones");
+    const list = await net.control.get<{ phones: { phone: string; pushName: string }[] }>("/simnet/phones");
     expect(list.body.phones).toEqual([expect.objectContaining({ phone: "5511999990001", pushName: "Ana B" })]);
   });
 });
 
 describe("QR pairing", () => {
-  it("shows a QR value, readable through the control API", async () => {
+  it("shows a QR value, readable through the net.control API", async () => {
     const c = await connect({ instanceId: "iqr1", pod: "pod-a" });
     const qr = await c.next("qr");
     expect(qr.value).toMatch(QR_RE);
-    const read = await control.get("/simnet/instances/iqr1/qr");
+    const read = await net.control.get("/simnet/instances/iqr1/qr");
     expect(read.status).toBe(200);
     expect(read.body.value).toBe(qr.value);
-    const conns = await control.get<{ connections: Record<string, unknown>[] }>("/simnet/connections");
+    const conns = await net.control.get<{ connections: Record<string, unknown>[] }>("/simnet/connections");
     expect(conns.body.connections).toEqual([
       expect.objectContaining({ instanceId: "iqr1", pod: "pod-a", state: "pairing", phone: null, deviceId: null }),
     ]);
-    expect((await control.get("/simnet/instances/nobody/qr")).body).toMatchObject({ error: { code: "not_pairing" } });
+    expect((await net.control.get("/simnet/instances/nobody/qr")).body).toMatchObject({
+      error: { code: "not_pairing" },
+    });
   });
 
   it("rotates the QR value, refuses old values, gives up with qr_timeout; stops once paired", async () => {
-    const fast = createSimnet({ port: 0, adminToken: TOKEN, qrIntervalMs: 100, qrLimit: 3, logLevel: "silent" });
+    const fast = createSimnet({ port: 0, adminToken: net.token, qrIntervalMs: 100, qrLimit: 3, logLevel: "silent" });
     const fastUrl = await fast.listen();
-    const ctl = controlClient(fastUrl, TOKEN);
+    const ctl = controlClient(fastUrl, net.token);
     try {
       const c = await SimClient.connect(fastUrl, { instanceId: "iqr2" });
       const first = await c.next("qr");
@@ -132,7 +103,7 @@ describe("QR pairing", () => {
   it("pairs on scan: paired (creds), then open; the account is created", async () => {
     const c = await connect({ instanceId: "iscan", deviceName: "Gateway", browserName: "Firefox" });
     const qr = await c.next("qr");
-    const scan = await control.post("/simnet/phones/5511999990003/scan", { qr: qr.value, pushName: "Bia" });
+    const scan = await net.control.post("/simnet/phones/5511999990003/scan", { qr: qr.value, pushName: "Bia" });
     expect(scan.status).toBe(200);
     expect(scan.body).toMatchObject({ phone: "5511999990003", instanceId: "iscan" });
     const paired = await c.next("paired");
@@ -145,7 +116,7 @@ describe("QR pairing", () => {
     expect(c.received.map((f) => f.type)).toEqual(["qr", "paired", "open"]);
     expect(await c.request("me")).toEqual(paired.me);
 
-    const acc = await control.get<{ devices: Record<string, unknown>[] }>("/simnet/phones/5511999990003");
+    const acc = await net.control.get<{ devices: Record<string, unknown>[] }>("/simnet/phones/5511999990003");
     expect(acc.body.devices).toEqual([
       expect.objectContaining({
         deviceId: paired.creds.deviceId,
@@ -154,12 +125,12 @@ describe("QR pairing", () => {
         open: true,
       }),
     ]);
-    const conns = await control.get<{ connections: Record<string, unknown>[] }>("/simnet/connections");
+    const conns = await net.control.get<{ connections: Record<string, unknown>[] }>("/simnet/connections");
     expect(conns.body.connections).toEqual([
       expect.objectContaining({ state: "open", phone: "5511999990003", deviceId: paired.creds.deviceId }),
     ]);
     // The QR is gone once paired.
-    expect((await control.get("/simnet/instances/iscan/qr")).status).toBe(409);
+    expect((await net.control.get("/simnet/instances/iscan/qr")).status).toBe(409);
   });
 });
 
@@ -171,7 +142,7 @@ describe("reconnecting with credentials", () => {
     const open = await again.next("open");
     expect(open.me).toEqual(me);
     expect(again.received.map((f) => f.type)).toEqual(["open"]);
-    const stats = await control.get("/simnet/stats");
+    const stats = await net.control.get("/simnet/stats");
     expect(stats.body).toMatchObject({ connectionsOpened: 2, conflicts: 0 });
   });
 
@@ -194,11 +165,11 @@ describe("reconnecting with credentials", () => {
     expect(close.reason).toBe("replaced");
     await first.closed;
     expect(second.isOpen).toBe(true);
-    const stats = await control.get("/simnet/stats");
+    const stats = await net.control.get("/simnet/stats");
     expect(stats.body).toMatchObject({ conflicts: 1, connectionsOpened: 2 });
     expect(stats.body.conflictLog).toEqual([expect.objectContaining({ deviceId: creds.deviceId, instanceId: "irep" })]);
-    expect(sim.state.stats.conflicts).toBe(1);
-    const conns = await control.get<{ connections: { state: string; deviceId: string }[] }>("/simnet/connections");
+    expect(net.sim.state.stats.conflicts).toBe(1);
+    const conns = await net.control.get<{ connections: { state: string; deviceId: string }[] }>("/simnet/connections");
     expect(conns.body.connections.filter((c) => c.deviceId === creds.deviceId)).toHaveLength(1);
     expect(await second.request("me")).toMatchObject({ phone: "5511999990006" });
   });
@@ -206,7 +177,7 @@ describe("reconnecting with credentials", () => {
   it("counts two live sockets of one instance id as an overlap", async () => {
     await (await connect({ instanceId: "iover" })).next("qr");
     await (await connect({ instanceId: "iover" })).next("qr");
-    expect((await control.get("/simnet/stats")).body).toMatchObject({ instanceOverlaps: 1, conflicts: 0 });
+    expect((await net.control.get("/simnet/stats")).body).toMatchObject({ instanceOverlaps: 1, conflicts: 0 });
   });
 });
 
@@ -216,7 +187,7 @@ describe("logout", () => {
     client.send({ type: "logout" });
     expect((await client.next("close")).reason).toBe("logged_out");
     await client.closed;
-    const acc = await control.get("/simnet/phones/5511999990007");
+    const acc = await net.control.get("/simnet/phones/5511999990007");
     expect(acc.body.devices).toEqual([]);
     const again = await connect({ creds });
     expect((await again.next("close")).reason).toBe("logged_out");
@@ -234,7 +205,7 @@ describe("logout", () => {
     const a = await pair("5511999990008", "ia");
     const b = await pair("5511999990008", "ib");
     await b.client.close(); // offline device: removed too
-    const out = await control.post<{ removed: string[] }>("/simnet/phones/5511999990008/logout");
+    const out = await net.control.post<{ removed: string[] }>("/simnet/phones/5511999990008/logout");
     expect(out.status).toBe(200);
     expect(out.body.removed.sort()).toEqual([a.creds.deviceId, b.creds.deviceId].sort());
     expect((await a.client.next("close")).reason).toBe("logged_out");
@@ -245,11 +216,13 @@ describe("logout", () => {
   it("from the phone: one device by id", async () => {
     const a = await pair("5511999990009", "ia");
     const b = await pair("5511999990009", "ib");
-    const out = await control.post("/simnet/phones/5511999990009/logout", { deviceId: a.creds.deviceId });
+    const out = await net.control.post("/simnet/phones/5511999990009/logout", { deviceId: a.creds.deviceId });
     expect(out.body).toEqual({ removed: [a.creds.deviceId] });
     expect((await a.client.next("close")).reason).toBe("logged_out");
     expect(b.client.isOpen).toBe(true);
-    expect((await control.post("/simnet/phones/5511999990009/logout", { deviceId: "dev_other" })).body).toMatchObject({
+    expect(
+      (await net.control.post("/simnet/phones/5511999990009/logout", { deviceId: "dev_other" })).body,
+    ).toMatchObject({
       error: { code: "not_found" },
     });
   });
@@ -262,14 +235,14 @@ describe("pairing code", () => {
     const { code } = await c.request<{ code: string }>("pairing-code", { phone: "+55 11 99999-0010" });
     expect(code).toMatch(CODE_RE);
     const typed = `${code.slice(0, 4).toLowerCase()}-${code.slice(4)}`;
-    const res = await control.post("/simnet/phones/5511999990010/pairing-code", { code: typed, pushName: "Caio" });
+    const res = await net.control.post("/simnet/phones/5511999990010/pairing-code", { code: typed, pushName: "Caio" });
     expect(res.status).toBe(200);
     const paired = await c.next("paired");
     expect(paired.me).toMatchObject({ phone: "5511999990010", pushName: "Caio" });
     await c.next("open");
     expect(await c.request("me")).toMatchObject({ phone: "5511999990010" });
     // The code is used up.
-    const reuse = await control.post("/simnet/phones/5511999990010/pairing-code", { code });
+    const reuse = await net.control.post("/simnet/phones/5511999990010/pairing-code", { code });
     expect(reuse.body).toMatchObject({ error: { code: "invalid_code" } });
   });
 
@@ -289,9 +262,9 @@ describe("pairing code", () => {
   });
 
   it("expires after the TTL; unknown codes are refused", async () => {
-    const short = createSimnet({ port: 0, adminToken: TOKEN, pairingCodeTtlMs: 150, logLevel: "silent" });
+    const short = createSimnet({ port: 0, adminToken: net.token, pairingCodeTtlMs: 150, logLevel: "silent" });
     const shortUrl = await short.listen();
-    const ctl = controlClient(shortUrl, TOKEN);
+    const ctl = controlClient(shortUrl, net.token);
     try {
       const c = await SimClient.connect(shortUrl);
       await c.next("qr");
@@ -310,15 +283,15 @@ describe("pairing code", () => {
   });
 
   it("a code asked with the ninth digit for an account registered without it is the wrong number", async () => {
-    await control.post("/simnet/phones", { phone: "551187654321" });
+    await net.control.post("/simnet/phones", { phone: "551187654321" });
     const c = await connect();
     await c.next("qr");
     const { code } = await c.request<{ code: string }>("pairing-code", { phone: "5511987654321" });
-    const res = await control.post("/simnet/phones/551187654321/pairing-code", { code });
+    const res = await net.control.post("/simnet/phones/551187654321/pairing-code", { code });
     expect(res.status).toBe(409);
     expect(res.body).toMatchObject({ error: { code: "wrong_number" } });
     const retry = await c.request<{ code: string }>("pairing-code", { phone: "551187654321" });
-    expect((await control.post("/simnet/phones/551187654321/pairing-code", { code: retry.code })).status).toBe(200);
+    expect((await net.control.post("/simnet/phones/551187654321/pairing-code", { code: retry.code })).status).toBe(200);
     expect((await c.next("open")).me.phone).toBe("551187654321");
   });
 
@@ -402,7 +375,7 @@ describe("account operations", () => {
     });
 
     const ends = Math.floor(Date.now() / 1000) + 3600;
-    const put = await control.put("/simnet/phones/5511999990016/restrictions", {
+    const put = await net.control.put("/simnet/phones/5511999990016/restrictions", {
       capping: { cappingStatus: "CAPPED", usedQuota: 1000 },
       timelock: { enforcementType: "REACHOUT_TIMELOCK", isActive: true, timeEnforcementEnds: ends },
     });
@@ -413,7 +386,7 @@ describe("account operations", () => {
       isActive: true,
       timeEnforcementEnds: ends,
     });
-    await control.put("/simnet/phones/5511999990016/restrictions", { capping: null, timelock: null });
+    await net.control.put("/simnet/phones/5511999990016/restrictions", { capping: null, timelock: null });
     expect(await client.request("timelock")).toMatchObject({ isActive: false });
   });
 
@@ -450,7 +423,7 @@ describe("protocol errors", () => {
   });
 
   it("closes a connection that never says hello", async () => {
-    const quick = createSimnet({ port: 0, adminToken: TOKEN, helloTimeoutMs: 100, logLevel: "silent" });
+    const quick = createSimnet({ port: 0, adminToken: net.token, helloTimeoutMs: 100, logLevel: "silent" });
     const quickUrl = await quick.listen();
     try {
       const c = await SimClient.connect(quickUrl, false);
@@ -462,7 +435,7 @@ describe("protocol errors", () => {
   });
 
   it("answers 404 to upgrades on other paths", async () => {
-    const ws = new WebSocket(`${url.replace("http", "ws")}/other`);
+    const ws = new WebSocket(`${net.url.replace("http", "ws")}/other`);
     const status = await new Promise<number>((resolve) => {
       ws.on("unexpected-response", (_req, res) => resolve(res.statusCode ?? 0));
       ws.on("error", () => resolve(-1));
@@ -474,12 +447,12 @@ describe("protocol errors", () => {
 describe("reset", () => {
   it("forgets accounts and cuts connections", async () => {
     const { client, creds } = await pair("5511999990017");
-    expect((await control.post("/simnet/reset")).body).toEqual({ ok: true });
+    expect((await net.control.post("/simnet/reset")).body).toEqual({ ok: true });
     await client.closed;
     expect(client.received.filter((f) => f.type === "close")).toEqual([]);
-    expect((await control.get("/simnet/phones/5511999990017")).status).toBe(404);
+    expect((await net.control.get("/simnet/phones/5511999990017")).status).toBe(404);
     const again = await connect({ creds });
     expect((await again.next("close")).reason).toBe("bad_credentials");
-    expect((await control.get("/simnet/stats")).body).toMatchObject({ conflicts: 0, connectionsOpened: 0 });
+    expect((await net.control.get("/simnet/stats")).body).toMatchObject({ conflicts: 0, connectionsOpened: 0 });
   });
 });

@@ -1,5 +1,8 @@
 // Helpers for tests that talk to simnet: a protocol client (a stand-in pod) and a control API client.
+import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import WebSocket from "ws";
+import type { SimnetOptions } from "./config.ts";
+import { createSimnet, type Simnet } from "./index.ts";
 import { type HelloFrame, type ServerFrame, serverFrameSchema } from "./protocol.ts";
 
 type FrameOf<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
@@ -198,4 +201,42 @@ export async function pairByQr(
   const paired = await client.next("paired");
   const open = await client.next("open");
   return { client, creds: paired.creds, me: open.me };
+}
+
+/**
+ * One simnet per test file: listening before the tests, every client closed (and checked for
+ * protocol violations) and the network reset after each test, closed at the end.
+ */
+export function useSimnet(options: Omit<SimnetOptions, "adminToken" | "port">) {
+  const token = "simnet-test-token";
+  const clients: SimClient[] = [];
+  const net = {
+    token,
+    sim: undefined as unknown as Simnet,
+    url: "",
+    control: undefined as unknown as ControlClient,
+    async connect(hello: Parameters<typeof SimClient.connect>[1] = {}) {
+      const c = await SimClient.connect(net.url, hello);
+      clients.push(c);
+      return c;
+    },
+    async pair(phone: string, instanceId = "i1", pushName?: string) {
+      const out = await pairByQr(net.url, net.control, phone, { instanceId }, pushName);
+      clients.push(out.client);
+      return out;
+    },
+  };
+  beforeAll(async () => {
+    net.sim = createSimnet({ port: 0, adminToken: token, logLevel: "silent", ...options });
+    net.url = await net.sim.listen();
+    net.control = controlClient(net.url, token);
+  });
+  afterEach(async () => {
+    const done = clients.splice(0);
+    await Promise.all(done.map((c) => c.close()));
+    expect(done.flatMap((c) => c.violations)).toEqual([]);
+    await net.control.post("/simnet/reset");
+  });
+  afterAll(() => net.sim.close());
+  return net;
 }

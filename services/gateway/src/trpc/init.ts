@@ -16,7 +16,6 @@ const t = initTRPC
 
 export const router = t.router;
 export const mergeRouters = t.mergeRouters;
-export const createCallerFactory = t.createCallerFactory;
 
 export const publicProcedure = t.procedure;
 
