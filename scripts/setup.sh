@@ -24,3 +24,19 @@ if [ "${CI:-}" = "true" ]; then
 else
   pnpm install --frozen-lockfile --reporter=silent
 fi
+
+# ffmpeg converts voice notes (Ogg/Opus) and videos (MP4/H.264) for the send routes; its tests fail
+# without it. Installed from the Debian package; a machine where that is impossible gets a warning.
+as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo -n "$@"; fi; }
+if ! command -v ffmpeg >/dev/null; then
+  echo "setup: installing ffmpeg (media conversion)"
+  apt_install() { as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ffmpeg >/dev/null; }
+  if command -v apt-get >/dev/null && { apt_install || { as_root apt-get update -qq >/dev/null && apt_install; }; } &&
+    command -v ffmpeg >/dev/null; then
+    echo "setup: ffmpeg $(ffmpeg -version 2>/dev/null | head -n1 | cut -d' ' -f3) installed"
+  else
+    echo "setup: WARNING: could not install ffmpeg (needs apt-get and root or passwordless sudo)." >&2
+    echo "setup: WARNING: voice/video conversion will not work and its tests will fail; install it by hand:" >&2
+    echo "setup: WARNING:   sudo apt-get install -y --no-install-recommends ffmpeg" >&2
+  fi
+fi
