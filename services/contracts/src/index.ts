@@ -5,5 +5,7 @@ export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./instance.ts";
 export * from "./outbound.ts";
+export * from "./queue.ts";
+export * from "./send.ts";
 export * from "./session.ts";
 export * from "./webhooks.ts";

@@ -82,8 +82,10 @@ export const outboundContentSchema = z.discriminatedUnion("type", [
 export type OutboundContent = z.infer<typeof outboundContentSchema>;
 
 export const sendOptionsSchema = z.object({
-  /** Id of the message to quote. */
+  /** Network id of the message to quote. */
   quotedId: z.string().optional(),
+  /** The quoted message's API id (`{fromMe}_{chatId}_{id}`), for the `message.any` event. */
+  quotedApiId: z.string().optional(),
   /** `<digits>@c.us` ids, or `all` for every group participant. */
   mentions: z.array(z.string()).optional(),
   /** Our own message id: retries with the same id never send twice. */

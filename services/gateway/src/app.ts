@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config, Platform } from "@gw/platform";
-import type { SessionManager } from "@gw/session";
+import { createSending, lazyTemporalClient } from "@gw/sending";
+import { SessionDirectory, type SessionManager } from "@gw/session";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { registerDocs } from "./http/docs.ts";
 import { registerErrorHandling } from "./http/errors.ts";
@@ -9,7 +10,6 @@ import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
 import { registerRestRoutes } from "./http/rest.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
-import { SessionDirectory } from "./sessions.ts";
 
 // Request ids: a random per-process prefix and a counter (no entropy needed per request).
 const ID_PREFIX = `req_${randomBytes(4).toString("hex")}`;
@@ -57,6 +57,8 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   const metrics = createMetrics();
   const sessions = new SessionDirectory(platform, config, opts.localSession);
   const temporal = temporalProbe(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const temporalClient = lazyTemporalClient(config);
+  const sending = createSending(platform, config, sessions, temporalClient.get);
 
   const pub = Fastify(serverOptions(config, "public"));
   pub.addHook("onRequest", (req, reply, done) => {
@@ -69,7 +71,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   registerHealth(pub, platform, temporal);
   let openapi: unknown;
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
-  registerRestRoutes(pub, platform, config, sessions);
+  registerRestRoutes(pub, platform, config, sessions, sending);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);
@@ -77,7 +79,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   internal.get("/metrics", async (_req, reply) =>
     reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
   );
-  await registerInternalTrpc(internal, platform, config.INTERNAL_SECRET, sessions);
+  await registerInternalTrpc(internal, platform, config.INTERNAL_SECRET, sessions, sending);
 
   return {
     public: pub,
@@ -91,6 +93,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
     async close(): Promise<void> {
       await Promise.all([pub.close(), internal.close()]);
       await temporal.close();
+      await temporalClient.close();
     },
   };
 }

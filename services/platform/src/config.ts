@@ -48,6 +48,15 @@ export const configSchema = z.object({
     .positive()
     .default(70 * 1_048_576),
   TRIAL_DAYS: z.coerce.number().int().min(0).default(7),
+  /** Messages per UTC day of an instance on its free trial (spec 8). */
+  TRIAL_DAILY_MESSAGES: z.coerce.number().int().positive().default(300),
+  /** `file.url` downloads: size cap and whole-download timeout. */
+  MEDIA_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1_048_576),
+  MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** Accept `provider: "sim"` for new instances (development, tests, demos). */
   ENABLE_SIM_PROVIDER: bool.default(false),
   /** How long an instance record may be served from a replica's memory (pub/sub also invalidates it). */

@@ -10,6 +10,7 @@ export * from "./instances.ts";
 export * from "./keys.ts";
 export * from "./leases.ts";
 export * from "./logger.ts";
+export * from "./messages.ts";
 export * from "./platform.ts";
 export * from "./redis.ts";
 export * from "./sealed.ts";

@@ -36,6 +36,21 @@ export function keys(prefix: string) {
     webhookResponseTimes: (webhookId: string) => `${prefix}wh:${webhookId}:rt`,
     /** Stream of deactivations, for operators. */
     webhookDeactivations: `${prefix}webhook-deactivations`,
+    /** A message by network id (JSON, 7 days): forwards, reactions, quotes. */
+    message: (instanceId: string, networkId: string) => `${prefix}msg:${instanceId}:${networkId}`,
+    /** Idempotency-Key records of send routes (24 h). */
+    idempotency: (instanceId: string, keyHash: string) => `${prefix}idem:${instanceId}:${keyHash}`,
+    /** Free-trial message counter of one UTC day. */
+    trialCount: (instanceId: string, day: string) => `${prefix}trial:${instanceId}:${day}`,
+    /** The send queue: settings HASH, pending ZSET (seq → FIFO), history ZSET (finished ms), items HASH each. */
+    queueSettings: (instanceId: string) => `${prefix}q:${instanceId}:settings`,
+    queuePending: (instanceId: string) => `${prefix}q:${instanceId}:pending`,
+    queueHistory: (instanceId: string) => `${prefix}q:${instanceId}:history`,
+    queueItem: (instanceId: string, queueId: string) => `${prefix}q:${instanceId}:item:${queueId}`,
+    /** "running" while the instance's queue workflow runs (absent: the next enqueue starts it). */
+    queueRunning: (instanceId: string) => `${prefix}q:${instanceId}:running`,
+    /** SET of instances with pending items: the worker's reconciler looks here. */
+    queueActive: `${prefix}q:active`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

@@ -7,6 +7,7 @@ import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
 import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
+import { MessageStore } from "./messages.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
 import { Sealer } from "./sealed.ts";
@@ -39,9 +40,12 @@ export async function createPlatform(config: Config) {
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
   const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN);
 
+  const messages = new MessageStore(redis, k);
+
   return {
     config,
     leases,
+    messages,
     events,
     webhooks,
     keys: k,

@@ -1,4 +1,5 @@
 export { createSessionClient } from "./client.ts";
+export { SessionDirectory } from "./directory.ts";
 export { type SessionApi, SessionManager } from "./manager.ts";
 export type { ProviderContext, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 export { type SessionRole, startSessionRole } from "./role.ts";

@@ -4,6 +4,7 @@ import {
   type Capping,
   type ConnectionStatus,
   type ExistsResult,
+  formatMessageId,
   type Instance,
   type OutboundContent,
   type PasskeyAssertion,
@@ -23,6 +24,7 @@ import {
   Sealer,
   StaleLeaseError,
 } from "@gw/platform";
+import { sentEvent } from "./events/sent.ts";
 import type { ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
 interface Held {
@@ -260,6 +262,18 @@ export class SessionManager implements SessionApi {
         return;
       case "qr":
         return;
+      case "ack": {
+        const instance = await this.platform.instanceCache.get(instanceId);
+        if (!instance) return;
+        await this.platform.events.publish(instance, "message.ack", {
+          id: formatMessageId({ fromMe: true, chatId: event.chatId, id: event.id }),
+          chatId: event.chatId,
+          status: event.status,
+          timestamp: event.timestamp,
+          ...(event.error ? { error: { message: event.error } } : {}),
+        });
+        return;
+      }
       case "logged-out":
         await this.platform.redis.srem(this.platform.keys.running, instanceId);
         await store.setConnection(instanceId, held.epoch, { phone: "", pushName: "" });
@@ -390,8 +404,29 @@ export class SessionManager implements SessionApi {
     return this.need(instanceId).session.timelock();
   }
 
+  /**
+   * Sends, then keeps the message (forwards, reactions and quotes find it by id) and publishes
+   * its `message.any` (or reaction/edit/revoke) event. The network's own `sent` ack follows as
+   * `message.ack` from the provider.
+   */
   async send(instanceId: string, chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult> {
-    return this.need(instanceId).session.send(chatId, content, options);
+    const held = this.need(instanceId);
+    const result = await held.session.send(chatId, content, options);
+    const instance = await this.platform.instanceCache.get(instanceId);
+    if (instance) {
+      const event = sentEvent(instance, chatId, content, options ?? {}, result);
+      await Promise.all([
+        this.platform.messages.save(instanceId, {
+          id: result.id,
+          chatId: result.chatId || chatId,
+          fromMe: true,
+          timestamp: result.timestamp,
+          content,
+        }),
+        event ? this.platform.events.publish(instance, event.kind, event.payload) : null,
+      ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
+    }
+    return result;
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {

@@ -45,6 +45,8 @@ export class Dispatcher {
     private readonly log: Logger,
     private readonly opts: DispatcherOptions,
     private readonly metrics?: WorkerMetrics,
+    /** Sees every event before its deliveries (the queue reconciler watches reconnections). */
+    private readonly onEvent?: (event: string, instanceId: string, body: string) => void,
   ) {
     this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`);
   }
@@ -155,6 +157,7 @@ export class Dispatcher {
     const event = { id: field("id") ?? "", event: field("event") ?? "" };
     const instanceId = field("instanceId");
     if (body && instanceId) {
+      this.onEvent?.(event.event, instanceId, body);
       const targets = (await this.targetsOf(instanceId)).filter(
         (t) => t.events.includes("*") || t.events.includes(event.event),
       );

@@ -1,12 +1,16 @@
 import { createRequire } from "node:module";
 import { hostname } from "node:os";
 import type { Config, Logger, Platform } from "@gw/platform";
+import { createSending } from "@gw/sending";
+import { SessionDirectory } from "@gw/session";
 import { Client, Connection } from "@temporalio/client";
 import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/worker";
 import { createActivities } from "./activities.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { createWorkerMetrics, startWorkerHealth } from "./health.ts";
 import { Notifier } from "./notifier.ts";
+import { createQueueActivities } from "./queue-activities.ts";
+import { QueueReconciler } from "./queue-reconciler.ts";
 
 const require = createRequire(import.meta.url);
 /** The workflows package, bundled by the Temporal worker at start. */
@@ -43,13 +47,21 @@ export async function startWorkerRole(
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
   const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
 
+  // The queue's sends go to the instance's owning session pod, like the gateway's.
+  const sessions = new SessionDirectory(platform, config);
+  const sending = createSending(platform, config, sessions, async () => client);
+  const reconciler = new QueueReconciler(sending, client, log.child({ role: "queue-reconciler" }));
+
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await Worker.create({
     connection: nativeConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
-    activities: createActivities({ platform, notifier, log, metrics }),
+    activities: {
+      ...createActivities({ platform, notifier, log, metrics }),
+      ...createQueueActivities({ platform, sending, sessions, log: log.child({ role: "queue" }) }),
+    },
   });
   const running = worker.run();
 
@@ -66,8 +78,13 @@ export async function startWorkerRole(
       retryScheduleMs: opts.retryScheduleMs,
     },
     metrics,
+    // A number back online: its waiting queue items try again now, not at their next backoff.
+    (event, instanceId, body) => {
+      if (event === "session.status" && body.includes('"WORKING"')) reconciler.wake(instanceId);
+    },
   );
   await dispatcher.start();
+  reconciler.start();
   const health = await startWorkerHealth(config, platform, client, metrics);
   log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, health: health.url }, "worker started");
 
@@ -77,6 +94,7 @@ export async function startWorkerRole(
     healthUrl: health.url,
     async close() {
       await health.close();
+      reconciler.stop();
       await dispatcher.close();
       worker.shutdown();
       await running.catch(() => {});

@@ -1,4 +1,6 @@
 import { type Platform, secretMatches, statusOfErrors } from "@gw/platform";
+import type { Sending } from "@gw/sending";
+import type { SessionDirectory } from "@gw/session";
 import { TRPCError } from "@trpc/server";
 import {
   type CreateFastifyContextOptions,
@@ -7,7 +9,6 @@ import {
 } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
 import { type AppRouter, appRouter } from "../routers/index.ts";
-import type { SessionDirectory } from "../sessions.ts";
 import type { Context } from "../trpc/context.ts";
 
 export const INTERNAL_SECRET_HEADER = "x-internal-secret";
@@ -22,6 +23,7 @@ export async function registerInternalTrpc(
   platform: Platform,
   secret: string,
   sessions: SessionDirectory,
+  sending: Sending,
 ): Promise<void> {
   await app.register(fastifyTRPCPlugin, {
     prefix: "/trpc",
@@ -40,6 +42,8 @@ export async function registerInternalTrpc(
           log: req.log,
           platform,
           sessions,
+          sending,
+          http: { headers: req.headers },
         };
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],

@@ -1,8 +1,9 @@
-import { ACCOUNT_ID_RE, ApiError, DELIVERY_ID_RE, INSTANCE_ID_RE, WEBHOOK_ID_RE } from "@gw/contracts";
+import { ACCOUNT_ID_RE, ApiError, DELIVERY_ID_RE, INSTANCE_ID_RE, QUEUE_ID_RE, WEBHOOK_ID_RE } from "@gw/contracts";
 import { type Config, type Platform, secretMatches } from "@gw/platform";
+import type { Sending } from "@gw/sending";
+import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
-import type { SessionDirectory } from "../sessions.ts";
 import type { Caller, Context } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
 
@@ -22,6 +23,7 @@ const PATH_ID_PATTERNS: Record<string, RegExp> = {
   accountId: ACCOUNT_ID_RE,
   webhookId: WEBHOOK_ID_RE,
   deliveryId: DELIVERY_ID_RE,
+  queueId: QUEUE_ID_RE,
 };
 
 declare module "fastify" {
@@ -65,6 +67,7 @@ export function registerRestRoutes(
   platform: Platform,
   config: Config,
   sessions: SessionDirectory,
+  sending: Sending,
 ): void {
   const authenticate = async (req: FastifyRequest, meta: Meta, params: Record<string, string>): Promise<Caller> => {
     if (meta.auth === "none") return { kind: "anonymous" };
@@ -120,7 +123,15 @@ export function registerRestRoutes(
           input = { ...(req.query as Record<string, unknown>), ...params };
         }
         const caller = req.caller ?? { kind: "anonymous" };
-        const ctx: Context = { caller, requestId: String(req.id), log: req.log, platform, sessions };
+        const ctx: Context = {
+          caller,
+          requestId: String(req.id),
+          log: req.log,
+          platform,
+          sessions,
+          sending,
+          http: { headers: req.headers },
+        };
         const output = await call({
           ctx,
           getRawInput: async () => input,
@@ -129,7 +140,7 @@ export function registerRestRoutes(
           signal: undefined,
           batchIndex: 0,
         });
-        return reply.code(meta.successStatus ?? 200).send(output);
+        return reply.code(ctx.http.status ?? meta.successStatus ?? 200).send(output);
       },
     });
   }

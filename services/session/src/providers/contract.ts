@@ -67,7 +67,11 @@ export type ProviderEvent =
   /** Paired or connected: who the number is. */
   | { type: "account"; account: AccountInfo }
   /** The network logged the device out (from the phone, or the pairing was lost): wipe and stop. */
-  | { type: "logged-out"; reason: string };
+  | { type: "logged-out"; reason: string }
+  /** A message this account sent changed status (spec 2.9); `id` is the network's id. */
+  | { type: "ack"; id: string; chatId: string; status: AckStatus; timestamp: number; error?: string };
+
+export type AckStatus = "pending" | "sent" | "delivered" | "read" | "played" | "failed";
 
 export interface ProviderContext {
   instance: Instance;

@@ -9,6 +9,7 @@ import {
   type PasskeyAssertion,
   type PasskeyChallenge,
   type PresenceState,
+  parseMessageId,
   type SendOptions,
   type SendResult,
   type Timelock,
@@ -16,7 +17,7 @@ import {
 import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
 import { backoffMs } from "./backoff.ts";
-import type { ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
+import type { AckStatus, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
 
 type Creds = { deviceId: string; secret: string };
 type ServerFrame =
@@ -45,6 +46,7 @@ const ERROR_MAP: Record<string, ErrorCode> = {
 };
 
 const REQUEST_TIMEOUT_MS = 10_000;
+const ACK_STATUSES = new Set<string>(["sent", "delivered", "read", "played", "failed"]);
 /** After this many `replaced` closes in a row, stop fighting: another client owns the device. */
 const MAX_REPLACED = 3;
 
@@ -140,8 +142,19 @@ class SimSession implements ProviderSession {
     return this.request("timelock", {}) as Promise<Timelock>;
   }
 
-  send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    return this.request("send", { to: chatId, message: content, ...options }) as Promise<SendResult>;
+  async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
+    const { quotedId, id, forwarded } = options;
+    let mentions = options.mentions;
+    if (mentions?.includes("all")) {
+      // `["all"]` (spec 4.4): every participant of the group, as the network wants them listed.
+      if (!chatId.endsWith("@g.us")) {
+        throw new ApiError("validation_error", "Campos inválidos.", { mentions: '"all" só vale em grupos' });
+      }
+      const group = (await this.request("group-metadata", { groupId: chatId })) as { participants: { id: string }[] };
+      mentions = group.participants.map((p) => p.id);
+    }
+    const args = { to: chatId, message: content, quotedId, mentions, id, forwarded };
+    return (await this.request("send", JSON.parse(JSON.stringify(args)))) as SendResult;
   }
 
   checkExists(phone: string): Promise<ExistsResult> {
@@ -149,7 +162,9 @@ class SimSession implements ProviderSession {
   }
 
   async markRead(_chatId: string, messageIds: string[]): Promise<void> {
-    if (messageIds.length > 0) await this.request("read", { ids: messageIds });
+    // API ids (`{fromMe}_{chatId}_{id}`) or bare network ids: simnet knows the network's.
+    const ids = messageIds.map((v) => parseMessageId(v)?.id ?? v);
+    if (ids.length > 0) await this.request("read", { ids });
   }
 
   async presence(state: PresenceState, chatId?: string): Promise<void> {
@@ -242,6 +257,18 @@ class SimSession implements ProviderSession {
           const code = ERROR_MAP[f.error?.code ?? ""] ?? "network_error";
           p.reject(new ApiError(code, f.error?.message));
         }
+        return;
+      }
+      case "ack": {
+        const f = frame as unknown as { id: string; chatId: string; status: string; timestamp: number };
+        if (!ACK_STATUSES.has(f.status)) return;
+        this.ctx.emit({
+          type: "ack",
+          id: String(f.id),
+          chatId: String(f.chatId),
+          status: f.status as AckStatus,
+          timestamp: Number(f.timestamp),
+        });
         return;
       }
       case "close":

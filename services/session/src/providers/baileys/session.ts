@@ -20,7 +20,7 @@ import {
   type WASocket,
   type WAVersion,
 } from "@whiskeysockets/baileys";
-import type { ProviderContext, ProviderSession } from "../contract.ts";
+import type { AckStatus, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { mapNetworkError } from "./errors.ts";
@@ -41,6 +41,16 @@ import {
   type PolicyTuning,
   recordDisconnect,
 } from "./policy.ts";
+
+/** proto.WebMessageInfo.Status → spec 2.9 ack status (ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5). */
+const ACK_OF_STATUS: Record<number, AckStatus> = {
+  0: "failed",
+  1: "pending",
+  2: "sent",
+  3: "delivered",
+  4: "read",
+  5: "played",
+};
 
 export interface BaileysSessionOptions {
   /** Protocol version to claim; default `BAILEYS_VERSION` from config, else Baileys' bundled one. */
@@ -301,7 +311,14 @@ class BaileysSession implements ProviderSession {
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
       const id = sent?.key.id;
       if (!sent || !id) throw new ApiError("network_error");
-      return { id, chatId: toChatId(sent.key.remoteJid || out.jid), timestamp: unixSecondsOf(sent.messageTimestamp) };
+      const result = {
+        id,
+        chatId: toChatId(sent.key.remoteJid || out.jid),
+        timestamp: unixSecondsOf(sent.messageTimestamp),
+      };
+      // Baileys never reports the server's ack of a send (reference §5): it is ours to emit.
+      this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
+      return result;
     });
   }
 
@@ -502,6 +519,21 @@ class BaileysSession implements ProviderSession {
     sock.ev.on("connection.update", (update) => {
       if (gen !== this.generation) return;
       this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
+    });
+    sock.ev.on("messages.update", (updates) => {
+      if (gen !== this.generation) return;
+      for (const { key, update } of updates) {
+        const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
+        if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") continue;
+        this.ctx.emit({
+          type: "ack",
+          id: key.id,
+          chatId: toChatId(key.remoteJid),
+          status,
+          timestamp: Math.floor(Date.now() / 1000),
+          ...(status === "failed" ? { error: (update.messageStubParameters ?? []).join(": ") || "failed" } : {}),
+        });
+      }
     });
     sock.ev.on("group-participants.update", ({ id }) => this.groupParticipantsCache.del(id));
     sock.ev.on("groups.update", (updates) => {

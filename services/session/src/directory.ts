@@ -1,6 +1,7 @@
 import { ApiError } from "@gw/contracts";
 import type { Config, Platform } from "@gw/platform";
-import { createSessionClient, type SessionApi, type SessionManager } from "@gw/session";
+import { createSessionClient } from "./client.ts";
+import type { SessionApi, SessionManager } from "./manager.ts";
 
 /**
  * Finds the session pod that owns an instance (its lease) and gives its operations: the local

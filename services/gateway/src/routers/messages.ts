@@ -1,0 +1,247 @@
+import {
+  ApiError,
+  chatOf,
+  type ErrorCode,
+  formatMessageId,
+  type Instance,
+  queueItemSchema,
+  reactionBody,
+  reactionResponseSchema,
+  requireChat,
+  type SendRequest,
+  type SendRoute,
+  seenBody,
+  sendBodies,
+  type sendCommonFields,
+  sendResponseSchema,
+} from "@gw/contracts";
+import { IdempotencyStore, resolveRef } from "@gw/sending";
+import { z } from "zod";
+import type { Context } from "../trpc/context.ts";
+import { instanceProcedure, router } from "../trpc/init.ts";
+
+const SEND_ERRORS: ErrorCode[] = [
+  "instance_not_connected",
+  "network_rejected",
+  "network_error",
+  "network_unavailable",
+  "network_timeout",
+  "trial_limit_reached",
+  "queue_full",
+  "url_not_allowed",
+  "payload_too_large",
+  "not_supported",
+  "official_api_only",
+];
+
+const FILE_ROUTES = new Set<SendRoute>(["image", "file", "voice", "video", "sticker", "link-preview"]);
+
+const SUMMARIES: Record<SendRoute, string> = {
+  text: "Send a text (links get a preview)",
+  image: "Send an image",
+  file: "Send a document",
+  voice: "Send a voice message (recorded audio); convert: true converts to OGG/Opus",
+  video: "Send a video (asNote: round video); convert: true converts to MP4/H.264",
+  sticker: "Send a sticker (WEBP)",
+  "link-preview": "Send a text with a custom link preview",
+  list: "Send a list (official gateway; standard instances answer 501 not_supported)",
+  poll: "Send a poll",
+  "poll/vote": "Vote in a poll",
+  location: "Send a location",
+  "contact-vcard": "Send contact cards",
+  forward: "Forward a message",
+  event: "Send a calendar event",
+  template: "Send an operator-approved template (official gateway only)",
+};
+
+const QUEUE_DOC =
+  "Header `X-Queue: true` queues the send, `false` sends now; absent follows the queue mode, and " +
+  "`delayMessage`/`delayTyping` imply the queue. Immediate: 201 with the send response. Queued: " +
+  "202 with the queue item (its `id` is the queue id). Header `Idempotency-Key`: the same key " +
+  "within 24 h answers the first answer and never sends twice.";
+
+type Connected = Context & { instance: Instance };
+
+function header(ctx: Context, name: string): string | undefined {
+  const v = ctx.http.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function queueWanted(ctx: Connected, body: { delayMessage?: number; delayTyping?: number }): boolean | null {
+  const raw = header(ctx, "x-queue");
+  const delays = body.delayMessage !== undefined || body.delayTyping !== undefined;
+  if (raw === undefined || raw === "") return delays ? true : null;
+  const v = raw.trim().toLowerCase();
+  if (v !== "true" && v !== "false") {
+    throw new ApiError("validation_error", "Campos inválidos.", { "X-Queue": "use true ou false" });
+  }
+  if (v === "false" && delays) {
+    const field = body.delayMessage !== undefined ? "delayMessage" : "delayTyping";
+    throw new ApiError("validation_error", "Campos inválidos.", {
+      [field]: "não combina com X-Queue: false (envio imediato)",
+    });
+  }
+  return v === "true";
+}
+
+/** The chat a queued item shows: the body's, or the one of the message a vote/forward names. */
+async function queuedChat(ctx: Connected, req: SendRequest): Promise<string> {
+  if (req.route === "poll/vote") {
+    const given = chatOf(req.body);
+    if (given) return given;
+    const poll = await resolveRef(ctx.instance.id, req.body.pollMessageId, "pollMessageId", ctx.platform.messages);
+    if (!poll.chatId) {
+      throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+    }
+    return poll.chatId;
+  }
+  return requireChat(req.body);
+}
+
+async function send(ctx: Connected, route: SendRoute, input: Record<string, unknown>) {
+  const { instanceId: _i, ...body } = input;
+  const req = { route, body } as SendRequest;
+  const { sending } = ctx;
+  const explicit = queueWanted(ctx, req.body);
+  const run = async () => {
+    const queued = explicit ?? (await sending.queue.store.settings(ctx.instance.id)).mode === "queue";
+    if (queued) {
+      if (req.route === "list" && ctx.instance.kind === "standard") {
+        throw new ApiError("not_supported", "Listas não têm formato de envio que funcione em instâncias padrão.");
+      }
+      if (req.route === "template" && ctx.instance.kind === "standard") throw new ApiError("official_api_only");
+      const chatId = await queuedChat(ctx, req);
+      await sending.trial.take(ctx.instance);
+      return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId) };
+    }
+    const refund = await sending.trial.take(ctx.instance);
+    try {
+      const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
+      const result = await sending.sender.send(ctx.instance, req, networkId ? { networkId } : {});
+      // Spec 4.4: a vote answers "success"; it also gets the send response's fields.
+      return { status: 201, body: route === "poll/vote" ? { success: true as const, ...result } : result };
+    } catch (err) {
+      await refund?.();
+      throw err;
+    }
+  };
+  const key = header(ctx, "idempotency-key");
+  const answer = key
+    ? await sending.idempotency.run(ctx.instance.id, key, IdempotencyStore.fingerprint(route, body), run)
+    : await run();
+  ctx.http.status = answer.status;
+  return answer.body as z.infer<typeof sendOutput>;
+}
+
+const sendOutput = z.union([
+  sendResponseSchema,
+  sendResponseSchema.extend({ success: z.literal(true) }),
+  queueItemSchema,
+]);
+
+function sendProcedure<R extends SendRoute>(route: R) {
+  return (
+    instanceProcedure
+      .meta({
+        auth: "instance",
+        successStatus: 201,
+        bodyLimit: FILE_ROUTES.has(route) ? "file" : "json",
+        errors: SEND_ERRORS,
+        openapi: {
+          method: "POST",
+          path: `/instances/{instanceId}/messages/${route}`,
+          tags: ["Messages"],
+          summary: SUMMARIES[route],
+          description: QUEUE_DOC,
+        },
+      })
+      // Each route its own schema; typed as the common shape here (the body is re-typed by route in `send`).
+      .input(sendBodies[route] as unknown as z.ZodObject<typeof sendCommonFields>)
+      .output(sendOutput)
+      .mutation(({ ctx, input }) => send(ctx, route, input as Record<string, unknown>))
+  );
+}
+
+/** Spec 4.4: every send route, plus seen and reaction. */
+export const messagesRouter = router({
+  sendText: sendProcedure("text"),
+  sendImage: sendProcedure("image"),
+  sendFile: sendProcedure("file"),
+  sendVoice: sendProcedure("voice"),
+  sendVideo: sendProcedure("video"),
+  sendSticker: sendProcedure("sticker"),
+  sendLinkPreview: sendProcedure("link-preview"),
+  sendList: sendProcedure("list"),
+  sendPoll: sendProcedure("poll"),
+  sendPollVote: sendProcedure("poll/vote"),
+  sendLocation: sendProcedure("location"),
+  sendContactVcard: sendProcedure("contact-vcard"),
+  sendForward: sendProcedure("forward"),
+  sendEvent: sendProcedure("event"),
+  sendTemplate: sendProcedure("template"),
+
+  seen: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/messages/seen",
+        tags: ["Messages"],
+        summary: "Mark received messages as read",
+        description: "`messageId` or `messageIds` (API ids carry their chat; bare ids need `chatId`).",
+      },
+    })
+    .input(seenBody)
+    .output(z.object({}))
+    .mutation(async ({ ctx, input }) => {
+      const given = chatOf(input);
+      const ids = [...(input.messageId ? [input.messageId] : []), ...(input.messageIds ?? [])];
+      if (ids.length === 0) return {};
+      const byChat = new Map<string, string[]>();
+      for (const value of ids) {
+        const ref = await resolveRef(ctx.instance.id, value, "messageIds", ctx.platform.messages);
+        const chatId = ref.chatId ?? given;
+        if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+        byChat.set(chatId, [...(byChat.get(chatId) ?? []), ref.apiId ?? ref.id]);
+      }
+      if (ctx.instance.connectionStatus !== "WORKING") throw new ApiError("instance_not_connected");
+      const owner = await ctx.sessions.owner(ctx.instance.id);
+      for (const [chatId, list] of byChat) {
+        await owner.markRead(ctx.instance.id, chatId, list);
+      }
+      return {};
+    }),
+
+  reaction: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: ["instance_not_connected", "network_rejected", "network_unavailable", "network_timeout"],
+      openapi: {
+        method: "PUT",
+        path: "/instances/{instanceId}/messages/reaction",
+        tags: ["Messages"],
+        summary: "React to a message (an empty reaction removes it)",
+      },
+    })
+    .input(reactionBody)
+    .output(reactionResponseSchema)
+    .mutation(async ({ ctx, input }) => {
+      const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
+      const chatId = ref.chatId ?? chatOf(input);
+      if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+      if (ctx.instance.connectionStatus !== "WORKING") throw new ApiError("instance_not_connected");
+      const owner = await ctx.sessions.owner(ctx.instance.id);
+      const result = await owner.send(ctx.instance.id, chatId, {
+        type: "reaction",
+        targetId: ref.id,
+        emoji: input.reaction,
+      });
+      const resultChat = result.chatId || chatId;
+      return {
+        chatId: resultChat,
+        id: formatMessageId({ fromMe: true, chatId: resultChat, id: result.id }),
+        status: "ok" as const,
+      };
+    }),
+});

@@ -1,0 +1,50 @@
+import type { OutboundContent } from "@gw/contracts";
+import type { Redis } from "ioredis";
+import type { Keys } from "./keys.ts";
+
+/** How long a message stays findable by id (forwards, reactions, quotes by bare id). */
+export const MESSAGE_KEEP_MS = 7 * 86_400_000;
+/** Media above this are not kept: forwarding such a message answers that its media is gone. */
+export const MESSAGE_MEDIA_KEEP_MAX = 16 * 1024 * 1024;
+
+export interface StoredMessage {
+  /** The network's id. */
+  id: string;
+  chatId: string;
+  fromMe: boolean;
+  participant?: string;
+  timestamp: number;
+  /** What was sent, in the provider contract's shape; media without bytes when too big to keep. */
+  content: OutboundContent;
+  /** False when the content had media whose bytes were not kept. */
+  mediaKept: boolean;
+}
+
+/**
+ * The messages an instance sent (and, with the read model, received), by network id, for the
+ * operations that name an earlier message: forward, reaction, quote, vote. One JSON string per
+ * message with a TTL: written once, read rarely.
+ */
+export class MessageStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly k: Keys,
+  ) {}
+
+  async save(instanceId: string, message: Omit<StoredMessage, "mediaKept">): Promise<void> {
+    let content = message.content;
+    let mediaKept = true;
+    const media = "media" in content ? content.media : undefined;
+    if (media && media.data.length * 0.75 > MESSAGE_MEDIA_KEEP_MAX) {
+      content = { ...content, media: { ...media, data: "" } } as OutboundContent;
+      mediaKept = false;
+    }
+    const doc: StoredMessage = { ...message, content, mediaKept };
+    await this.redis.set(this.k.message(instanceId, message.id), JSON.stringify(doc), "PX", MESSAGE_KEEP_MS);
+  }
+
+  async get(instanceId: string, networkId: string): Promise<StoredMessage | null> {
+    const raw = await this.redis.get(this.k.message(instanceId, networkId));
+    return raw ? (JSON.parse(raw) as StoredMessage) : null;
+  }
+}

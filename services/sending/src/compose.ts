@@ -1,0 +1,252 @@
+import {
+  ApiError,
+  type FileObject,
+  formatMessageId,
+  type Instance,
+  normalizeChatId,
+  type OutboundContent,
+  type OutboundMedia,
+  parseMessageId,
+  requireChat,
+  type SendOptions,
+  type SendRequest,
+} from "@gw/contracts";
+import type { MessageStore, StoredMessage } from "@gw/platform";
+import { convertVideo, convertVoice, type LoadedFile, type LoadOptions, loadFile } from "./media/index.ts";
+
+/** What the provider is asked to send. */
+export interface Composed {
+  chatId: string;
+  content: OutboundContent;
+  options: SendOptions;
+}
+
+export interface ComposeDeps {
+  messages: MessageStore;
+  media: Omit<LoadOptions, "field">;
+}
+
+const invalid = (field: string, text: string) =>
+  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
+
+function mediaOf(file: LoadedFile): OutboundMedia {
+  return {
+    data: file.data.toString("base64"),
+    mimetype: file.mimetype,
+    ...(file.filename ? { filename: file.filename } : {}),
+  };
+}
+
+async function load(file: FileObject, deps: ComposeDeps, field = "file"): Promise<LoadedFile> {
+  return loadFile(file, { ...deps.media, field });
+}
+
+function requireKind(file: LoadedFile, prefix: string, field: string, text: string): void {
+  if (!file.mimetype.toLowerCase().startsWith(prefix)) throw invalid(field, `${text} (recebido ${file.mimetype})`);
+}
+
+/** A message the request names, by API id or bare network id: the chat and the network id. */
+export async function resolveRef(
+  instanceId: string,
+  value: string,
+  field: string,
+  messages: MessageStore,
+): Promise<{ chatId: string | null; id: string; apiId: string | null; stored: StoredMessage | null }> {
+  const parsed = parseMessageId(value);
+  const id = parsed?.id ?? value.trim();
+  if (!/^[A-Za-z0-9-]{4,128}$/.test(id)) throw invalid(field, "id de mensagem inválido");
+  const stored = await messages.get(instanceId, id);
+  const chatId = parsed?.chatId ?? stored?.chatId ?? null;
+  const apiId = parsed
+    ? value.trim()
+    : stored
+      ? formatMessageId({
+          fromMe: stored.fromMe,
+          chatId: stored.chatId,
+          id,
+          ...(stored.participant ? { participant: stored.participant } : {}),
+        })
+      : null;
+  return { chatId, id, apiId, stored };
+}
+
+function mentionsOf(raw: string[] | undefined): string[] | undefined {
+  if (!raw?.length) return undefined;
+  if (raw.length === 1 && raw[0] === "all") return ["all"];
+  return raw.map((m) => {
+    const id = normalizeChatId(m);
+    if (!id || (!id.endsWith("@c.us") && !id.endsWith("@lid"))) throw invalid("mentions", `menção inválida: ${m}`);
+    return id;
+  });
+}
+
+/** Characters of text a request carries (the queue's typing rule). */
+export function textLengthOf(req: SendRequest): number {
+  const b = req.body as { text?: unknown; caption?: unknown };
+  return typeof b.text === "string" ? b.text.length : typeof b.caption === "string" ? b.caption.length : 0;
+}
+
+/**
+ * Turns a validated send request into provider content: the chat (from the body, or from the
+ * message a vote or forward names), media fetched/decoded and converted, quotes and mentions
+ * resolved. Instance-kind rules (lists, templates) are checked first.
+ */
+export async function compose(
+  instance: Pick<Instance, "id" | "kind">,
+  req: SendRequest,
+  deps: ComposeDeps,
+): Promise<Composed> {
+  const standard = instance.kind === "standard";
+  if (req.route === "template" && standard) throw new ApiError("official_api_only");
+  if (req.route === "list" && standard) {
+    throw new ApiError(
+      "not_supported",
+      "Listas não têm formato de envio que funcione em instâncias padrão; use /messages/poll ou texto.",
+    );
+  }
+  if (req.route === "template" || req.route === "list") {
+    // Official-gateway sends go through the operator's Cloud API provider, which is not built.
+    throw new ApiError("not_supported_by_provider", "O provedor do gateway oficial ainda não está disponível.");
+  }
+
+  const body = req.body;
+  const options: SendOptions = {};
+  if (body.reply_to) {
+    const q = await resolveRef(instance.id, body.reply_to, "reply_to", deps.messages);
+    options.quotedId = q.id;
+    if (q.apiId) options.quotedApiId = q.apiId;
+  }
+  const mentions = mentionsOf(body.mentions);
+  if (mentions) options.mentions = mentions;
+  if (body.id) options.id = body.id;
+
+  const chat = () => requireChat(body);
+  switch (req.route) {
+    case "text": {
+      const b = req.body;
+      return {
+        chatId: chat(),
+        content: { type: "text", text: b.text, ...(b.linkPreview !== undefined ? { linkPreview: b.linkPreview } : {}) },
+        options,
+      };
+    }
+    case "image": {
+      const chatId = chat();
+      const file = await load(req.body.file, deps);
+      requireKind(file, "image/", "file", "a imagem deve ser JPEG, PNG ou WEBP");
+      return { chatId, content: { type: "image", media: mediaOf(file), ...capt(req.body.caption) }, options };
+    }
+    case "file": {
+      const chatId = chat();
+      const file = await load(req.body.file, deps);
+      return { chatId, content: { type: "document", media: mediaOf(file), ...capt(req.body.caption) }, options };
+    }
+    case "voice": {
+      const chatId = chat();
+      let file = await load(req.body.file, deps);
+      let seconds: number | undefined;
+      if (req.body.convert) {
+        const converted = await convertVoice(file);
+        seconds = converted.seconds;
+        file = converted;
+      } else requireKind(file, "audio/", "file", "áudio esperado (OGG/Opus); use convert: true para converter");
+      return {
+        chatId,
+        content: { type: "voice", media: mediaOf(file), ...(seconds !== undefined ? { seconds } : {}) },
+        options,
+      };
+    }
+    case "video": {
+      const chatId = chat();
+      let file = await load(req.body.file, deps);
+      if (req.body.convert) file = await convertVideo(file);
+      else requireKind(file, "video/", "file", "vídeo esperado (MP4/H.264); use convert: true para converter");
+      return {
+        chatId,
+        content: {
+          type: "video",
+          media: mediaOf(file),
+          ...capt(req.body.caption),
+          ...(req.body.asNote ? { asNote: true } : {}),
+        },
+        options,
+      };
+    }
+    case "sticker": {
+      const chatId = chat();
+      const file = await load(req.body.file, deps);
+      requireKind(file, "image/webp", "file", "figurinhas são imagens WEBP");
+      return { chatId, content: { type: "sticker", media: mediaOf(file) }, options };
+    }
+    case "link-preview": {
+      const chatId = chat();
+      const b = req.body;
+      const image = b.preview.image ? mediaOf(await load(b.preview.image, deps, "preview.image")) : undefined;
+      return {
+        chatId,
+        content: {
+          type: "link_preview",
+          text: b.text,
+          preview: {
+            title: b.preview.title,
+            description: b.preview.description,
+            url: b.preview.url,
+            ...(image ? { image } : {}),
+          },
+        },
+        options,
+      };
+    }
+    case "poll":
+      return {
+        chatId: chat(),
+        content: {
+          type: "poll",
+          name: req.body.poll.name,
+          options: req.body.poll.options,
+          multipleAnswers: req.body.poll.multipleAnswers,
+        },
+        options,
+      };
+    case "poll/vote": {
+      const b = req.body;
+      const poll = await resolveRef(instance.id, b.pollMessageId, "pollMessageId", deps.messages);
+      const chatId = (b.chatId ?? b.phone) ? chat() : poll.chatId;
+      if (!chatId) throw invalid("chatId", "informe o chatId (a enquete não é conhecida por este id)");
+      return { chatId, content: { type: "poll_vote", pollId: poll.id, votes: b.votes.flat() }, options };
+    }
+    case "location":
+      return {
+        chatId: chat(),
+        content: {
+          type: "location",
+          latitude: req.body.latitude,
+          longitude: req.body.longitude,
+          name: req.body.title,
+          ...(req.body.address ? { address: req.body.address } : {}),
+        },
+        options,
+      };
+    case "contact-vcard":
+      return { chatId: chat(), content: { type: "contacts", contacts: req.body.contacts }, options };
+    case "event": {
+      const e = req.body.event;
+      if (e.endTime !== undefined && e.endTime < e.startTime) {
+        throw invalid("event.endTime", "endTime deve ser depois de startTime");
+      }
+      return { chatId: chat(), content: { type: "event", ...e }, options };
+    }
+    case "forward": {
+      const chatId = chat();
+      const ref = await resolveRef(instance.id, req.body.messageId, "messageId", deps.messages);
+      if (!ref.stored)
+        throw invalid("messageId", "mensagem não encontrada (só se encaminham mensagens dos últimos 7 dias)");
+      if (!ref.stored.mediaKept) throw invalid("messageId", "a mídia desta mensagem não está mais disponível");
+      return { chatId, content: ref.stored.content, options: { ...options, forwarded: true } };
+    }
+  }
+}
+
+function capt(caption: string | undefined) {
+  return caption ? { caption } : {};
+}

@@ -1,0 +1,117 @@
+import { createHash } from "node:crypto";
+import { ApiError } from "@gw/contracts";
+import type { Keys } from "@gw/platform";
+import type { Redis } from "ioredis";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
+/** A request still marked running after this long died with its process: another may take over. */
+const RUNNING_LEASE_MS = 10 * 60_000;
+const WAIT_STEP_MS = 100;
+
+const BEGIN = `
+-- KEYS: record; ARGV: fingerprint, now, lease, ttl
+local r = redis.call('HMGET', KEYS[1], 'state', 'fp', 'until', 'status', 'body')
+if not r[1] then
+  redis.call('HSET', KEYS[1], 'state', 'running', 'fp', ARGV[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
+  redis.call('PEXPIRE', KEYS[1], ARGV[4])
+  return {'new'}
+end
+if r[2] ~= ARGV[1] then return {'mismatch'} end
+if r[1] == 'done' then return {'done', r[4], r[5]} end
+if tonumber(r[3]) < tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
+  return {'new'}
+end
+return {'running'}
+`;
+
+export interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * `Idempotency-Key` on send routes (beyond the spec; docs/api.md): the same key within 24 h
+ * answers what the first request answered and never sends again — also while the first is
+ * still running (the second waits for it) or after its client gave up. Only successes are
+ * kept: a failed request frees its key, so the client can fix things and retry with it. A key
+ * reused with another body is refused. Sends made under a key give the network a message id
+ * derived from it, so even a retry after a timeout cannot deliver twice.
+ */
+export class IdempotencyStore {
+  constructor(
+    private readonly redis: Redis,
+    private readonly k: Keys,
+    private readonly waitMs = 120_000,
+  ) {}
+
+  private key(instanceId: string, key: string) {
+    return this.k.idempotency(instanceId, createHash("sha256").update(key).digest("hex").slice(0, 32));
+  }
+
+  /** The network message id of a send made under `key`. */
+  static networkId(instanceId: string, key: string): string {
+    return `3EB0${createHash("sha256").update(`${instanceId}:${key}`).digest("hex").slice(0, 20).toUpperCase()}`;
+  }
+
+  static fingerprint(route: string, body: unknown): string {
+    return createHash("sha256")
+      .update(route)
+      .update("\n")
+      .update(JSON.stringify(body ?? null))
+      .digest("hex");
+  }
+
+  async run(
+    instanceId: string,
+    key: string,
+    fingerprint: string,
+    fn: () => Promise<Answer>,
+  ): Promise<Answer & { replayed: boolean }> {
+    if (!IDEMPOTENCY_KEY_RE.test(key)) {
+      throw new ApiError("validation_error", "Campos inválidos.", {
+        "Idempotency-Key": "de 1 a 255 caracteres ASCII visíveis",
+      });
+    }
+    const record = this.key(instanceId, key);
+    const deadline = Date.now() + this.waitMs;
+    for (;;) {
+      const r = (await this.redis.eval(
+        BEGIN,
+        1,
+        record,
+        fingerprint,
+        Date.now(),
+        RUNNING_LEASE_MS,
+        IDEMPOTENCY_TTL_MS,
+      )) as string[];
+      if (r[0] === "mismatch") {
+        throw new ApiError("validation_error", "Campos inválidos.", {
+          "Idempotency-Key": "chave já usada com outra requisição",
+        });
+      }
+      if (r[0] === "done") return { status: Number(r[1]), body: JSON.parse(r[2]!), replayed: true };
+      if (r[0] === "new") break;
+      if (Date.now() >= deadline) {
+        throw new ApiError(
+          "network_unavailable",
+          "A requisição original com esta chave ainda está em andamento.",
+          undefined,
+          5,
+        );
+      }
+      await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
+    }
+    let answer: Answer;
+    try {
+      answer = await fn();
+    } catch (err) {
+      await this.redis.del(record).catch(() => {});
+      throw err;
+    }
+    await this.redis.hset(record, "state", "done", "status", answer.status, "body", JSON.stringify(answer.body));
+    return { ...answer, replayed: false };
+  }
+}

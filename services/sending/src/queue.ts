@@ -1,0 +1,148 @@
+import {
+  ApiError,
+  type FinalQueueStatus,
+  type Instance,
+  type QueueItem,
+  type QueueSettings,
+  type SendRequest,
+} from "@gw/contracts";
+import { type Platform, randomBase32 } from "@gw/platform";
+import type { Client } from "@temporalio/client";
+import { textLengthOf } from "./compose.ts";
+import { publicItem, QueueStore, type StoredQueueItem } from "./queue-store.ts";
+
+/** Workflow type and signal names of workflows/src/queue.ts (the gateway does not bundle workflow code). */
+export const QUEUE_WORKFLOW = "instanceQueue";
+export const WAKE_SIGNAL = "wake";
+export const CANCEL_ITEMS_SIGNAL = "cancelItems";
+export const queueWorkflowId = (instanceId: string) => `queue-${instanceId}`;
+
+/** `qm_` + a ULID-like 26 characters: time-ordered, unique. */
+export function newQueueId(now = Date.now()): string {
+  let time = "";
+  let t = now;
+  const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+  for (let i = 0; i < 10; i++) {
+    time = alphabet[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return `qm_${time}${randomBase32(16)}`;
+}
+
+/** The network message id of a queue item's send: the same on every attempt (never twice). */
+export function queueNetworkId(queueId: string): string {
+  return `3EB0${queueId.slice(3).toUpperCase()}`;
+}
+
+type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName" | "settings">;
+
+/**
+ * The send queue as the gateway and the worker use it: Redis state (QueueStore) plus the
+ * instance's Temporal workflow, started with signal-with-start when an enqueue finds it not
+ * running, and told about cancellations and resumes by signals.
+ */
+export class SendQueue {
+  readonly store: QueueStore;
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly temporal: () => Promise<Client>,
+    private readonly taskQueue: string,
+  ) {
+    this.store = new QueueStore(platform.redis, platform.keys);
+  }
+
+  async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {
+    const body = req.body as { delayMessage?: number; delayTyping?: number };
+    const r = await this.store.enqueue(instance.id, {
+      queueId: newQueueId(),
+      now: Date.now(),
+      route: `POST /messages/${req.route}`,
+      chatId,
+      request: req,
+      ownDelayMs: body.delayMessage === undefined ? null : Math.round(body.delayMessage * 1000),
+      ownTypingMs: body.delayTyping === undefined ? null : Math.round(body.delayTyping * 1000),
+      textLength: textLengthOf(req),
+    });
+    if (!r.ok) throw new ApiError("queue_full", undefined, undefined, 5);
+    if (r.mustStart) await this.start(instance.id);
+    return publicItem(r.item);
+  }
+
+  /**
+   * Starts the instance's workflow, or wakes it if it runs. On failure the running marker is
+   * cleared again so that the next enqueue (or the worker's reconciler) tries once more: the
+   * item itself is already safe in Redis.
+   */
+  async start(instanceId: string): Promise<void> {
+    try {
+      const client = await this.temporal();
+      await client.workflow.signalWithStart(QUEUE_WORKFLOW, {
+        workflowId: queueWorkflowId(instanceId),
+        taskQueue: this.taskQueue,
+        args: [{ instanceId }],
+        signal: WAKE_SIGNAL,
+        signalArgs: [],
+      });
+    } catch (err) {
+      await this.platform.redis.del(this.platform.keys.queueRunning(instanceId)).catch(() => {});
+      throw err;
+    }
+  }
+
+  private async signal(instanceId: string, name: string, args: unknown[]): Promise<void> {
+    try {
+      const client = await this.temporal();
+      await client.workflow.getHandle(queueWorkflowId(instanceId)).signal(name, ...args);
+    } catch {
+      // Not running (nothing to interrupt) or Temporal unreachable: the item's Redis status
+      // already decides, the workflow checks it before every send.
+    }
+  }
+
+  async cancel(instance: Source, queueId: string): Promise<QueueItem> {
+    const item = await this.store.get(instance.id, queueId);
+    if (!item) throw new ApiError("not_found", "Item da fila não encontrado.");
+    const done = await this.store.finish(instance.id, queueId, "cancelled", { onlyFrom: "queued" });
+    if (!done) {
+      const now = await this.store.get(instance.id, queueId);
+      throw new ApiError("validation_error", "Só itens ainda na fila podem ser cancelados.", {
+        queueId: `o item está ${now?.status ?? item.status}`,
+      });
+    }
+    await this.signal(instance.id, CANCEL_ITEMS_SIGNAL, [{ queueIds: [queueId] }]);
+    const cancelled = (await this.store.get(instance.id, queueId))!;
+    await this.publishFinal(instance, cancelled);
+    return publicItem(cancelled);
+  }
+
+  async cancelAll(instance: Source): Promise<number> {
+    const ids = await this.store.cancelAll(instance.id);
+    if (ids.length) await this.signal(instance.id, CANCEL_ITEMS_SIGNAL, [{ all: true }]);
+    for (let i = 0; i < ids.length; i += 200) {
+      const items = await Promise.all(ids.slice(i, i + 200).map((id) => this.store.get(instance.id, id)));
+      await Promise.all(items.map((it) => (it ? this.publishFinal(instance, it) : null)));
+    }
+    return ids.length;
+  }
+
+  async pause(instanceId: string): Promise<QueueSettings> {
+    return (await this.store.setPaused(instanceId, true)).settings;
+  }
+
+  async resume(instanceId: string): Promise<QueueSettings> {
+    const { settings, mustStart } = await this.store.setPaused(instanceId, false);
+    if (mustStart) await this.start(instanceId);
+    return settings;
+  }
+
+  /** `queue.sent` (with the message id) or `queue.failed` (failed, expired, cancelled). */
+  async publishFinal(instance: Source, item: StoredQueueItem): Promise<void> {
+    const status = item.status as FinalQueueStatus;
+    await this.platform.events.publish(
+      instance,
+      status === "sent" ? "queue.sent" : "queue.failed",
+      publicItem(item) as unknown as Record<string, unknown>,
+    );
+  }
+}

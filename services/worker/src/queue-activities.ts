@@ -1,0 +1,111 @@
+import { ApiError } from "@gw/contracts";
+import type { Logger, Platform } from "@gw/platform";
+import { queueNetworkId, type Sending } from "@gw/sending";
+import type { SessionDirectory } from "@gw/session";
+import type { NextQueueItem, QueueActivities, SendAttempt } from "@gw/workflows/queue-activities";
+
+/** Errors after which the item waits for the number to be back (until its TTL). */
+const WAIT_CODES = new Set(["instance_not_connected", "network_unavailable", "network_timeout"]);
+
+/**
+ * The send queue's activities (workflows/src/queue.ts): every one idempotent on the item's
+ * Redis status, and the send itself on a network message id derived from the queue id.
+ */
+export function createQueueActivities(deps: {
+  platform: Platform;
+  sending: Sending;
+  sessions: SessionDirectory;
+  log: Logger;
+}): QueueActivities {
+  const { platform, sending, sessions, log } = deps;
+  const store = sending.queue.store;
+
+  const publishFinal = async (instanceId: string, queueId: string) => {
+    const [instance, item] = await Promise.all([
+      platform.instanceCache.get(instanceId),
+      store.get(instanceId, queueId),
+    ]);
+    if (instance && item) await sending.queue.publishFinal(instance, item);
+  };
+
+  return {
+    async nextQueueItem({ instanceId }): Promise<NextQueueItem> {
+      for (;;) {
+        const r = await store.next(instanceId);
+        for (const id of r.expired) await publishFinal(instanceId, id);
+        if (r.kind === "busy") continue;
+        if (r.kind !== "item") return { kind: r.kind };
+        const settings = await store.settings(instanceId);
+        const { item } = r;
+        return {
+          kind: "item",
+          queueId: item.id,
+          delayMs: item.ownDelayMs,
+          typingMs: item.ownTypingMs,
+          delayMin: settings.delayMin,
+          delayMax: settings.delayMax,
+          textLength: item.textLength,
+          expiresAt: Date.parse(item.expiresAt),
+        };
+      }
+    },
+
+    async planQueueItem({ instanceId, queueId, delayMs, typingMs }) {
+      return store.plan(instanceId, queueId, delayMs, typingMs);
+    },
+
+    async showTyping({ instanceId, queueId }) {
+      try {
+        const item = await store.get(instanceId, queueId);
+        const instance = await platform.instances.get(instanceId);
+        if (!item || !instance || instance.connectionStatus !== "WORKING") return;
+        const owner = await sessions.ownerIfAny(instanceId);
+        const state = item.request.route === "voice" ? "recording" : "composing";
+        await owner?.presence(instanceId, state, item.chatId);
+      } catch (err) {
+        log.debug({ err, instanceId, queueId }, "typing indicator not shown");
+      }
+    },
+
+    async sendQueueItem({ instanceId, queueId }): Promise<SendAttempt> {
+      const item = await store.get(instanceId, queueId);
+      if (!item) return { kind: "gone" };
+      const instance = await platform.instances.get(instanceId);
+      if (!instance) {
+        await store.finish(instanceId, queueId, "failed", { error: "instância removida" });
+        return { kind: "failed", error: "instância removida" };
+      }
+      const begun = await store.beginSend(instanceId, queueId);
+      if (begun !== "ok") return { kind: begun };
+      let messageId: string;
+      try {
+        const res = await sending.sender.send(instance, item.request, { networkId: queueNetworkId(queueId) });
+        messageId = res.id;
+      } catch (err) {
+        if (!(err instanceof ApiError)) {
+          // Our own infrastructure (Redis, a pod's RPC): Temporal retries the activity.
+          await store.requeue(instanceId, queueId, String(err)).catch(() => {});
+          throw err;
+        }
+        const error = err.details ? `${err.message} ${JSON.stringify(err.details)}` : err.message;
+        if (WAIT_CODES.has(err.code)) {
+          await store.requeue(instanceId, queueId, `${err.code}: ${err.message}`);
+          return { kind: "disconnected", error: err.code };
+        }
+        await store.finish(instanceId, queueId, "failed", { error: `${err.code}: ${error}` });
+        await sending.queue.publishFinal(instance, (await store.get(instanceId, queueId))!);
+        return { kind: "failed", error: err.code };
+      }
+      await store.finish(instanceId, queueId, "sent", { messageId });
+      const sent = await store.get(instanceId, queueId);
+      if (sent) await sending.queue.publishFinal(instance, sent);
+      return { kind: "sent", messageId };
+    },
+
+    async expireQueueItem({ instanceId, queueId, error }) {
+      if (await store.finish(instanceId, queueId, "expired", { error, onlyFrom: "queued" })) {
+        await publishFinal(instanceId, queueId);
+      }
+    },
+  };
+}
