@@ -64,6 +64,35 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/messages/new-id", "get"],
   ["/instances/{instanceId}/typing/start", "post"],
   ["/instances/{instanceId}/typing/stop", "post"],
+  // Sending (spec 4.4)
+  ...[
+    "text",
+    "image",
+    "file",
+    "voice",
+    "video",
+    "sticker",
+    "link-preview",
+    "list",
+    "poll",
+    "poll/vote",
+    "location",
+    "contact-vcard",
+    "forward",
+    "event",
+    "template",
+    "seen",
+  ].map((r): [string, string] => [`/instances/{instanceId}/messages/${r}`, "post"]),
+  ["/instances/{instanceId}/messages/reaction", "put"],
+  // Queue (spec 4.10)
+  ["/instances/{instanceId}/queue", "get"],
+  ["/instances/{instanceId}/queue", "delete"],
+  ["/instances/{instanceId}/queue/settings", "get"],
+  ["/instances/{instanceId}/queue/settings", "patch"],
+  ["/instances/{instanceId}/queue/pause", "post"],
+  ["/instances/{instanceId}/queue/resume", "post"],
+  ["/instances/{instanceId}/queue/{queueId}", "get"],
+  ["/instances/{instanceId}/queue/{queueId}", "delete"],
 ];
 
 let gw: TestGateway;

@@ -62,6 +62,31 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
 
     const success = op.responses["200"];
     const responses: Record<string, unknown> = { [String(meta.successStatus ?? 200)]: success };
+    if (meta.queueable) {
+      // Spec 4.4: a queued send answers 202 with the queue item (its id is the queue id).
+      responses["202"] = {
+        description: "Queued (X-Queue: true, queue mode, or delayMessage/delayTyping): the queue item",
+        content: { "application/json": { schema: { $ref: "#/components/schemas/QueueItem" } } },
+      };
+      op.parameters = [
+        ...(op.parameters ?? []),
+        {
+          name: "X-Queue",
+          in: "header",
+          required: false,
+          description: "`true` queues the send, `false` sends now (not with delayMessage/delayTyping); absent: the queue mode",
+          schema: { type: "string", enum: ["true", "false"] },
+        },
+        {
+          name: "Idempotency-Key",
+          in: "header",
+          required: false,
+          description:
+            "Beyond the spec: the same key within 24 h answers the first answer and never sends twice (docs/api.md)",
+          schema: { type: "string", maxLength: 255 },
+        },
+      ];
+    }
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodesOf(meta, hasBody)) {
       const status = ERROR_STATUS[code];

@@ -14,6 +14,8 @@ export type Meta = OpenApiMeta<{
   errors?: ErrorCode[];
   /** `file` for send routes that carry `file.data` (70 MB); default `json` (1 MB). */
   bodyLimit?: "json" | "file";
+  /** A send route: 202 with the queue item when queued; X-Queue and Idempotency-Key headers. */
+  queueable?: boolean;
   /** The route works on instances that are not provisioned or not paid (GET / to see why). */
   allowInactive?: boolean;
 }>;
