@@ -20,7 +20,7 @@ afterAll(() => c?.close());
 
 it("text: 201 with the spec's send response, and the contact receives it", async () => {
   const res = await call("/messages/text", { method: "POST", json: { phone: b.phone, text: "olá" } });
-  const body = await res.json();
+  const body = (await res.json()) as { id: string };
   expect(res.status, JSON.stringify(body)).toBe(201);
   expect(body).toMatchObject({ chatId: `${b.phone}@c.us`, status: "sent" });
   expect(body.id).toMatch(new RegExp(`^true_${b.phone}@c\\.us_[A-Z0-9]+$`));
@@ -31,13 +31,13 @@ it("queued text: 202 and queue.sent", async () => {
     method: "POST",
     json: { phone: b.phone, text: "pela fila", delayMessage: 0, delayTyping: 0 },
   });
-  const item = await res.json();
+  const item = (await res.json()) as { id: string };
   expect(res.status, JSON.stringify(item)).toBe(202);
   expect(item.id).toMatch(/^qm_/);
   const until = Date.now() + 20_000;
   let got: { status: string; messageId: string | null } = { status: "", messageId: null };
   while (Date.now() < until) {
-    got = await (await call(`/queue/${item.id}`)).json();
+    got = (await (await call(`/queue/${item.id}`)).json()) as typeof got;
     if (got.status === "sent") break;
     await new Promise((r) => setTimeout(r, 100));
   }

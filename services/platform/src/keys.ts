@@ -38,6 +38,8 @@ export function keys(prefix: string) {
     webhookDeactivations: `${prefix}webhook-deactivations`,
     /** A message by network id (JSON, 7 days): forwards, reactions, quotes. */
     message: (instanceId: string, networkId: string) => `${prefix}msg:${instanceId}:${networkId}`,
+    /** The provider's own form of a message (7 days). */
+    rawMessage: (instanceId: string, networkId: string) => `${prefix}msgraw:${instanceId}:${networkId}`,
     /** Idempotency-Key records of send routes (24 h). */
     idempotency: (instanceId: string, keyHash: string) => `${prefix}idem:${instanceId}:${keyHash}`,
     /** Free-trial message counter of one UTC day. */

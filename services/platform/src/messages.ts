@@ -43,6 +43,15 @@ export class MessageStore {
     await this.redis.set(this.k.message(instanceId, message.id), JSON.stringify(doc), "PX", MESSAGE_KEEP_MS);
   }
 
+  /** The provider's own form of a message (Baileys: the WAMessage as BufferJSON), for its retries and quotes. */
+  async saveRaw(instanceId: string, networkId: string, raw: string): Promise<void> {
+    await this.redis.set(this.k.rawMessage(instanceId, networkId), raw, "PX", MESSAGE_KEEP_MS);
+  }
+
+  async getRaw(instanceId: string, networkId: string): Promise<string | null> {
+    return this.redis.get(this.k.rawMessage(instanceId, networkId));
+  }
+
   async get(instanceId: string, networkId: string): Promise<StoredMessage | null> {
     const raw = await this.redis.get(this.k.message(instanceId, networkId));
     return raw ? (JSON.parse(raw) as StoredMessage) : null;

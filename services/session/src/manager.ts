@@ -228,6 +228,10 @@ export class SessionManager implements SessionApi {
       instance,
       podId: this.opts.podId,
       auth,
+      rawMessages: {
+        save: (id, raw) => this.platform.messages.saveRaw(instanceId, id, raw),
+        load: (id) => this.platform.messages.getRaw(instanceId, id),
+      },
       log,
       emit: (event) => {
         held.chain = held.chain

@@ -78,6 +78,8 @@ export interface ProviderContext {
   /** The session pod that holds the lease (shown to the network for diagnostics). */
   podId: string;
   auth: AuthStateStore;
+  /** The provider's own form of messages, by network id (7 days): retries, quotes, decryption. */
+  rawMessages: { save(id: string, raw: string): Promise<void>; load(id: string): Promise<string | null> };
   log: Logger;
   emit(event: ProviderEvent): void;
 }

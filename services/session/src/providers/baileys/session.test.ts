@@ -106,6 +106,7 @@ async function rig(
       instance: instanceFor(store.instanceId),
       podId: "pod-a",
       auth: store,
+      rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
       emit: (e) => events.push(e),
     },
@@ -487,6 +488,7 @@ describe("Baileys provider factory and helpers", () => {
       instance: instanceFor("iabcdefgh1"),
       podId: "pod-a",
       auth: null as unknown as AuthStateStore,
+      rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
       emit: () => {},
     };
@@ -728,3 +730,13 @@ describe("Baileys session: messaging", () => {
     expect(Date.now() - t).toBeLessThan(1_000);
   });
 });
+
+function memoryRawMessages() {
+  const m = new Map<string, string>();
+  return {
+    save: async (id: string, raw: string) => {
+      m.set(id, raw);
+    },
+    load: async (id: string) => m.get(id) ?? null,
+  };
+}

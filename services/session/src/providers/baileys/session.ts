@@ -10,6 +10,7 @@ import {
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
+  BufferJSON,
   type ConnectionState,
   isJidGroup,
   makeWASocket,
@@ -316,6 +317,10 @@ class BaileysSession implements ProviderSession {
         chatId: toChatId(sent.key.remoteJid || out.jid),
         timestamp: unixSecondsOf(sent.messageTimestamp),
       };
+      // Kept for Baileys' retries (getMessage), quotes and reactions by bare id.
+      await this.ctx.rawMessages
+        .save(id, JSON.stringify(sent, BufferJSON.replacer))
+        .catch((err) => this.log.warn({ err }, "keeping the sent message failed"));
       // Baileys never reports the server's ack of a send (reference §5): it is ours to emit.
       this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
       return result;
@@ -425,7 +430,10 @@ class BaileysSession implements ProviderSession {
   }
 
   private async loadMessage(key: WAMessageKey): Promise<WAMessage | undefined> {
-    return this.opts.loadMessage ? this.opts.loadMessage(key) : undefined;
+    if (this.opts.loadMessage) return this.opts.loadMessage(key);
+    if (!key.id) return undefined;
+    const raw = await this.ctx.rawMessages.load(key.id);
+    return raw ? (JSON.parse(raw, BufferJSON.reviver) as WAMessage) : undefined;
   }
 
   private async groupParticipants(sock: WASocket, jid: string): Promise<string[]> {
