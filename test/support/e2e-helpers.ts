@@ -114,7 +114,7 @@ export interface ChildGateway {
 }
 
 /** Polls `url` until it answers 200. */
-export async function waitFor200(url: string, child: ChildProcess, output: () => string, timeoutMs = 30_000) {
+export async function waitFor200(url: string, child: ChildProcess, output: () => string, timeoutMs = 90_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`gateway process exited (${child.exitCode}):\n${output()}`);

@@ -37,6 +37,8 @@ const CHILD_FAILURE_PAUSE_MS = 5_000;
 
 export interface InstanceQueueInput {
   instanceId: string;
+  /** Items per run before continue-as-new; default {@link QUEUE_ITEMS_PER_RUN} (tests lower it). */
+  itemsPerRun?: number;
 }
 
 export interface QueueItemInput {
@@ -108,7 +110,7 @@ export async function instanceQueue(input: InstanceQueueInput): Promise<void> {
   });
 
   for (let handled = 0; ; ) {
-    if (handled >= QUEUE_ITEMS_PER_RUN || workflowInfo().continueAsNewSuggested) {
+    if (handled >= (input.itemsPerRun ?? QUEUE_ITEMS_PER_RUN) || workflowInfo().continueAsNewSuggested) {
       await continueAsNew<typeof instanceQueue>(input);
     }
     const wakesBefore = wakes;

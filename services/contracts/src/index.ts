@@ -3,6 +3,7 @@ export * from "./admin.ts";
 export * from "./chat-id.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./inbound.ts";
 export * from "./instance.ts";
 export * from "./outbound.ts";
 export * from "./queue.ts";

@@ -57,6 +57,8 @@ export const configSchema = z.object({
     .positive()
     .default(100 * 1_048_576),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** Signs media and avatar links (spec 5.7); default derived from INTERNAL_SECRET. Same on every role. */
+  MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** Accept `provider: "sim"` for new instances (development, tests, demos). */
   ENABLE_SIM_PROVIDER: bool.default(false),
   /** How long an instance record may be served from a replica's memory (pub/sub also invalidates it). */

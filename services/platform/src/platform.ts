@@ -1,12 +1,15 @@
+import { createHmac } from "node:crypto";
 import { AccountStore } from "./accounts.ts";
 import { RequestAuthorizer } from "./auth.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
+import { IdentityMap } from "./identity.ts";
 import { ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
 import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
+import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
@@ -41,11 +44,18 @@ export async function createPlatform(config: Config) {
   const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN);
 
   const messages = new MessageStore(redis, k);
+  const identity = new IdentityMap(redis, k);
+  // Link signatures: a key of their own, derived from the internal secret unless given.
+  const linkSecret =
+    config.MEDIA_LINK_SECRET ?? createHmac("sha256", config.INTERNAL_SECRET).update("media-links").digest("hex");
+  const mediaLinks = new MediaLinks(linkSecret, config.PUBLIC_BASE_URL);
 
   return {
     config,
     leases,
     messages,
+    identity,
+    mediaLinks,
     events,
     webhooks,
     keys: k,

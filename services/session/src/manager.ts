@@ -5,6 +5,7 @@ import {
   type ConnectionStatus,
   type ExistsResult,
   formatMessageId,
+  type InboundMessage,
   type Instance,
   type OutboundContent,
   type PasskeyAssertion,
@@ -17,13 +18,16 @@ import {
 } from "@gw/contracts";
 import {
   AuthStateStore,
+  extensionOf,
   type Logger,
+  MESSAGE_MEDIA_KEEP_MAX,
   type Platform,
   type PodInfo,
   rankPods,
   Sealer,
   StaleLeaseError,
 } from "@gw/platform";
+import { inboundPayload } from "./events/inbound.ts";
 import { sentEvent } from "./events/sent.ts";
 import type { ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
@@ -266,6 +270,8 @@ export class SessionManager implements SessionApi {
         return;
       case "qr":
         return;
+      case "message":
+        return this.onMessage(instanceId, event.message);
       case "ack": {
         const instance = await this.platform.instanceCache.get(instanceId);
         if (!instance) return;
@@ -285,6 +291,35 @@ export class SessionManager implements SessionApi {
         await this.release(instanceId, { keepStatus: true });
         return;
     }
+  }
+
+  /** A message from the network: kept, then published as the spec's events (spec 6.2). */
+  private async onMessage(instanceId: string, m: InboundMessage): Promise<void> {
+    const instance = await this.platform.instanceCache.get(instanceId);
+    if (!instance) return;
+    const { messages, identity, mediaLinks, events } = this.platform;
+    const ext = m.media ? extensionOf(m.media.mimetype, m.media.filename) : "";
+    const out = await inboundPayload(instanceId, m, identity, {
+      mediaUrl: (apiId) => (m.mediaData ? mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`) : null),
+      quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
+    });
+    if (out.kind === "message" && m.content) {
+      const participant = m.isGroup && !m.fromMe ? (out.payload.from as { id: string }).id : undefined;
+      await messages.save(instanceId, {
+        id: m.id,
+        chatId: out.chatId,
+        fromMe: m.fromMe,
+        ...(participant ? { participant } : {}),
+        timestamp: m.timestamp,
+        content: m.content,
+      });
+    }
+    if (out.kind !== "message") {
+      await events.publish(instance, out.kind, out.payload);
+      return;
+    }
+    if (!m.fromMe) await events.publish(instance, "message", out.payload);
+    await events.publish(instance, "message.any", out.payload);
   }
 
   private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, reason: string | null) {
@@ -419,6 +454,12 @@ export class SessionManager implements SessionApi {
     const instance = await this.platform.instanceCache.get(instanceId);
     if (instance) {
       const event = sentEvent(instance, chatId, content, options ?? {}, result);
+      const media = "media" in content ? content.media : undefined;
+      if (event && media && event.payload.media && media.data.length * 0.75 <= MESSAGE_MEDIA_KEEP_MAX) {
+        const ext = extensionOf(media.mimetype, media.filename);
+        const url = this.platform.mediaLinks.sign(`/v1/files/${instanceId}/${String(event.payload.id)}.${ext}`);
+        event.payload.media = { ...(event.payload.media as object), url };
+      }
       await Promise.all([
         this.platform.messages.save(instanceId, {
           id: result.id,

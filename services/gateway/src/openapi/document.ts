@@ -74,7 +74,8 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
           name: "X-Queue",
           in: "header",
           required: false,
-          description: "`true` queues the send, `false` sends now (not with delayMessage/delayTyping); absent: the queue mode",
+          description:
+            "`true` queues the send, `false` sends now (not with delayMessage/delayTyping); absent: the queue mode",
           schema: { type: "string", enum: ["true", "false"] },
         },
         {

@@ -145,7 +145,7 @@ function sendProcedure<R extends SendRoute>(route: R) {
       .meta({
         auth: "instance",
         successStatus: 201,
-      queueable: true,
+        queueable: true,
         bodyLimit: FILE_ROUTES.has(route) ? "file" : "json",
         errors: SEND_ERRORS,
         openapi: {

@@ -3,6 +3,7 @@ import type {
   Capping,
   ConnectionStatus,
   ExistsResult,
+  InboundMessage,
   Instance,
   OutboundContent,
   PasskeyAssertion,
@@ -68,6 +69,8 @@ export type ProviderEvent =
   | { type: "account"; account: AccountInfo }
   /** The network logged the device out (from the phone, or the pairing was lost): wipe and stop. */
   | { type: "logged-out"; reason: string }
+  /** A message arrived, or was sent from the phone / another linked device (spec 6.2 `message`, `message.any`, …). */
+  | { type: "message"; message: InboundMessage }
   /** A message this account sent changed status (spec 2.9); `id` is the network's id. */
   | { type: "ack"; id: string; chatId: string; status: AckStatus; timestamp: number; error?: string };
 

@@ -18,6 +18,7 @@ import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
 import { backoffMs } from "./backoff.ts";
 import type { AckStatus, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
+import { type SimMessageFrame, simInbound } from "./sim-inbound.ts";
 
 type Creds = { deviceId: string; secret: string };
 type ServerFrame =
@@ -257,6 +258,10 @@ class SimSession implements ProviderSession {
           const code = ERROR_MAP[f.error?.code ?? ""] ?? "network_error";
           p.reject(new ApiError(code, f.error?.message));
         }
+        return;
+      }
+      case "message": {
+        this.ctx.emit({ type: "message", message: simInbound(frame as unknown as SimMessageFrame) });
         return;
       }
       case "ack": {

@@ -1,0 +1,90 @@
+import { formatMessageId, type InboundMessage } from "@gw/contracts";
+import type { IdentityMap } from "@gw/platform";
+
+export type InboundKind = "message" | "message.reaction" | "message.edited" | "message.revoked" | "poll.vote";
+
+/**
+ * A provider's message → the spec 2.11 payload, with privacy ids rewritten to numbers where the
+ * instance knows them (spec 1 rules 3–4: the lid stays in `chatLid` / `from.lid`).
+ * `mediaUrl` is the signed link of the message's media, when it has any.
+ */
+export async function inboundPayload(
+  instanceId: string,
+  m: InboundMessage,
+  identity: IdentityMap,
+  opts: { mediaUrl: (apiId: string) => string | null; quotedFromMe: (networkId: string) => Promise<boolean | null> },
+): Promise<{ kind: InboundKind; apiId: string; chatId: string; payload: Record<string, unknown> }> {
+  // Learn what this message reveals, then rewrite with everything known.
+  if (m.chatLid && m.chatId.endsWith("@c.us")) await identity.learn(instanceId, m.chatLid, m.chatId.split("@")[0]!);
+  if (m.from.lid && m.from.phone) await identity.learn(instanceId, m.from.lid, m.from.phone);
+  const chatId = (await identity.rewrite(instanceId, m.chatId)) ?? m.chatId;
+  const chatLid = m.chatLid ?? (m.chatId.endsWith("@lid") ? m.chatId : null);
+  const fromId = (await identity.rewrite(instanceId, m.from.id)) ?? m.from.id;
+  const fromLid = m.from.lid ?? (m.from.id.endsWith("@lid") ? m.from.id : null);
+  const fromPhone = m.from.phone ?? (fromId.endsWith("@c.us") ? fromId.split("@")[0]! : null);
+  const participant = m.isGroup && !m.fromMe ? fromId : undefined;
+  const apiId = formatMessageId({ fromMe: m.fromMe, chatId, id: m.id, ...(participant ? { participant } : {}) });
+  const ref = async (networkId: string | null | undefined) => {
+    if (!networkId) return null;
+    const fromMe = (await opts.quotedFromMe(networkId)) ?? false;
+    return formatMessageId({ fromMe, chatId, id: networkId });
+  };
+  const base = {
+    id: apiId,
+    chatId,
+    chatLid,
+    isGroup: m.isGroup,
+    chatName: m.chatName,
+    chatPicture: null as string | null,
+    fromMe: m.fromMe,
+    from: { id: fromId, phone: fromPhone ?? "", lid: fromLid, pushName: m.from.pushName ?? "", picture: null },
+    timestamp: m.timestamp,
+    ...(m.fromMe ? { source: m.origin === "device" || m.origin === "phone" ? "app" : "api" } : {}),
+  };
+  const raw = m.raw;
+  switch (m.type) {
+    case "reaction":
+      return {
+        kind: "message.reaction",
+        apiId,
+        chatId,
+        payload: { ...base, messageId: await ref(m.targetId), emoji: m.emoji ?? "", raw },
+      };
+    case "edit":
+      return {
+        kind: "message.edited",
+        apiId,
+        chatId,
+        payload: { ...base, messageId: await ref(m.targetId), text: m.text, raw },
+      };
+    case "revoke":
+      return { kind: "message.revoked", apiId, chatId, payload: { ...base, messageId: await ref(m.targetId), raw } };
+    case "poll_vote":
+      return {
+        kind: "poll.vote",
+        apiId,
+        chatId,
+        payload: { ...base, pollId: await ref(m.targetId), selectedOptions: m.selectedOptions ?? [], raw },
+      };
+  }
+  const url = m.media ? opts.mediaUrl(apiId) : null;
+  return {
+    kind: "message",
+    apiId,
+    chatId,
+    payload: {
+      ...base,
+      type: m.type,
+      text: m.text,
+      ...(m.media ? { media: { url, mimetype: m.media.mimetype, filename: m.media.filename ?? null } } : {}),
+      ...(m.fromMe ? { status: "sent" } : {}),
+      quotedId: await ref(m.quotedId),
+      ...(m.mentions?.length
+        ? { mentions: await Promise.all(m.mentions.map((x) => identity.rewrite(instanceId, x))) }
+        : {}),
+      ...(m.forwarded ? { forwarded: true } : {}),
+      referral: m.referral ?? null,
+      raw,
+    },
+  };
+}
