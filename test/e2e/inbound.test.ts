@@ -1,0 +1,109 @@
+// What arrives from the network becomes the spec's message events (spec 2.11, 6.2) with privacy
+// ids rewritten once the number is known (spec 1 rules 3–4), and media behind signed links.
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { type Cluster, startCluster } from "../support/cluster.ts";
+
+let c: Cluster;
+const a = { id: "", token: "", phone: "5531966660001" };
+const contact = "5531966660002";
+const hidden = "5531966660003";
+
+beforeAll(async () => {
+  c = await startCluster({ simnet: { ackDelayMs: 20 } });
+  Object.assign(a, await c.createInstance());
+  await c.as(a.token)(`/v1/instances/${a.id}/start`, { method: "POST" });
+  await c.pair(a.id, a.phone);
+  await c.sim("POST", "/simnet/phones", { phone: contact, pushName: "Ana" });
+  await c.sim("POST", "/simnet/phones", { phone: hidden, pushName: "Oculto", hidePhone: true });
+}, 30_000);
+afterAll(() => c?.close());
+
+async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+type Payload = Record<string, any>;
+const payloads = async (kind: string) => (await c.events(a.id, kind)).map((e) => e.payload as Payload);
+
+it("a contact's text arrives as message and message.any with the spec's fields", async () => {
+  const res = await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "text", text: "oi" },
+  });
+  const sent = (await res.json()) as { id: string };
+  const p = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(sent.id)));
+  expect(p).toMatchObject({
+    id: `false_${contact}@c.us_${sent.id}`,
+    chatId: `${contact}@c.us`,
+    isGroup: false,
+    chatName: "Ana",
+    fromMe: false,
+    from: { id: `${contact}@c.us`, phone: contact, pushName: "Ana" },
+    type: "text",
+    text: "oi",
+  });
+  expect(p.from.lid).toMatch(/@lid$/);
+  expect(p.chatLid).toMatch(/@lid$/);
+  expect(p.timestamp).toBeLessThan(10_000_000_000);
+  const any = await eventually(async () => (await payloads("message.any")).find((x) => x.id === p.id));
+  expect(any.text).toBe("oi");
+});
+
+it("received media: a signed link that downloads the exact bytes, 404 when tampered or expired", async () => {
+  const bytes = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 9, 8, 7, 6]);
+  const res = await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "image", media: { data: bytes.toString("base64"), mimetype: "image/jpeg" }, caption: "foto" },
+  });
+  const sent = (await res.json()) as { id: string };
+  const p = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(sent.id)));
+  expect(p).toMatchObject({ type: "image", text: "foto", media: { mimetype: "image/jpeg" } });
+  const url = new URL(p.media.url);
+  expect(url.pathname).toBe(`/v1/files/${a.id}/${p.id}.jpg`);
+  const got = await fetch(`${c.url}${url.pathname}${url.search}`);
+  expect(got.status).toBe(200);
+  expect(got.headers.get("content-type")).toBe("image/jpeg");
+  expect(Buffer.from(await got.arrayBuffer())).toEqual(bytes);
+  const tampered = `${c.url}${url.pathname}?exp=${url.searchParams.get("exp")}&sig=${url.searchParams.get("sig")}x`;
+  expect((await fetch(tampered)).status).toBe(404);
+  const expired = `${c.url}${url.pathname}?exp=1000&sig=${url.searchParams.get("sig")}`;
+  expect((await fetch(expired)).status).toBe(404);
+});
+
+it("a contact that hides its number appears by lid, and by number once revealed", async () => {
+  const first = (await (
+    await c.sim("POST", `/simnet/phones/${hidden}/send`, { to: a.phone, message: { type: "text", text: "quem sou?" } })
+  ).json()) as { id: string };
+  const p1 = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(first.id)));
+  expect(p1.chatId).toMatch(/@lid$/);
+  expect(p1.from.phone).toBe("");
+  await c.sim("POST", `/simnet/phones/${hidden}/reveal`);
+  const second = (await (
+    await c.sim("POST", `/simnet/phones/${hidden}/send`, { to: a.phone, message: { type: "text", text: "sou eu" } })
+  ).json()) as { id: string };
+  const p2 = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(second.id)));
+  expect(p2.chatId).toBe(`${hidden}@c.us`);
+  expect(p2.chatLid).toBe(p1.chatId);
+  expect(p2.from).toMatchObject({ id: `${hidden}@c.us`, phone: hidden, lid: p1.chatId });
+});
+
+it("reactions to our messages arrive as message.reaction naming our message id", async () => {
+  const res = await c.as(a.token)(`/v1/instances/${a.id}/messages/text`, {
+    method: "POST",
+    json: { phone: contact, text: "reaja" },
+  });
+  const mine = (await res.json()) as { id: string };
+  const netId = mine.id.split("_")[2];
+  await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "reaction", targetId: netId, emoji: "👍" },
+  });
+  const r = await eventually(async () => (await payloads("message.reaction")).find((x) => x.messageId === mine.id));
+  expect(r).toMatchObject({ emoji: "👍", fromMe: false, chatId: `${contact}@c.us` });
+});
