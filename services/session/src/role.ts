@@ -24,7 +24,12 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     baileys: createBaileysProvider({ version: parseBaileysVersion(config.BAILEYS_VERSION) }),
   };
 
-  const app = Fastify({ logger: false, routerOptions: { maxParamLength: 500 } });
+  // Sends carry their media inline (base64): up to the file routes' limit, plus the envelope.
+  const app = Fastify({
+    logger: false,
+    routerOptions: { maxParamLength: 500 },
+    bodyLimit: Math.ceil(Math.max(config.FILE_BODY_LIMIT, config.MEDIA_MAX_BYTES) * 1.4) + 1_048_576,
+  });
   let manager: SessionManager | undefined;
   app.get("/healthz", async () => ({ status: "ok", podId, instances: manager?.size ?? 0 }));
   await app.register(fastifyTRPCPlugin, {
