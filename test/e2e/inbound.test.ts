@@ -107,3 +107,31 @@ it("reactions to our messages arrive as message.reaction naming our message id",
   const r = await eventually(async () => (await payloads("message.reaction")).find((x) => x.messageId === mine.id));
   expect(r).toMatchObject({ emoji: "👍", fromMe: false, chatId: `${contact}@c.us` });
 });
+
+it("pictures: chatPicture and from.picture are signed links; 404 while none is visible", async () => {
+  const png = Buffer.from("89504e470d0a1a0a0000000d4948445200000001", "hex");
+  const picRes = await c.sim("PUT", `/simnet/phones/${contact}/picture`, {
+    picture: { data: png.toString("base64"), mimetype: "image/png" },
+  });
+  expect(picRes.status).toBe(200);
+  const sent = (await (
+    await c.sim("POST", `/simnet/phones/${contact}/send`, { to: a.phone, message: { type: "text", text: "com foto" } })
+  ).json()) as { id: string };
+  const p = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(sent.id)));
+  const chatPic = new URL(p.chatPicture);
+  expect(chatPic.pathname).toBe(`/v1/avatars/${a.id}/${contact}@c.us.jpg`);
+  const got = await fetch(`${c.url}${chatPic.pathname}${chatPic.search}`);
+  expect(got.status).toBe(200);
+  expect(got.headers.get("content-type")).toBe("image/png");
+  expect(Buffer.from(await got.arrayBuffer())).toEqual(png);
+  expect(new URL(p.from.picture).pathname).toBe(chatPic.pathname);
+  // No picture: the link exists and answers 404.
+  const none = (await (
+    await c.sim("POST", `/simnet/phones/${hidden}/send`, { to: a.phone, message: { type: "text", text: "sem foto" } })
+  ).json()) as { id: string };
+  const q = await eventually(async () => (await payloads("message")).find((x) => x.id?.endsWith(none.id)));
+  const noPic = new URL(q.chatPicture);
+  expect((await fetch(`${c.url}${noPic.pathname}${noPic.search}`)).status).toBe(404);
+  // Tampered: 404 even for a contact with a picture.
+  expect((await fetch(`${c.url}${chatPic.pathname}?exp=${chatPic.searchParams.get("exp")}&sig=AAAA`)).status).toBe(404);
+});

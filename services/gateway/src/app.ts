@@ -5,7 +5,7 @@ import { SessionDirectory, type SessionManager } from "@gw/session";
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { registerDocs } from "./http/docs.ts";
 import { registerErrorHandling } from "./http/errors.ts";
-import { registerMediaFiles } from "./http/files.ts";
+import { registerSignedFiles } from "./http/files.ts";
 import { registerHealth, temporalProbe } from "./http/health.ts";
 import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
@@ -73,7 +73,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   let openapi: unknown;
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
   registerRestRoutes(pub, platform, config, sessions, sending);
-  registerMediaFiles(pub, platform);
+  registerSignedFiles(pub, platform, sessions);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);

@@ -40,6 +40,8 @@ export function keys(prefix: string) {
     message: (instanceId: string, networkId: string) => `${prefix}msg:${instanceId}:${networkId}`,
     /** The provider's own form of a message (7 days). */
     rawMessage: (instanceId: string, networkId: string) => `${prefix}msgraw:${instanceId}:${networkId}`,
+    /** A contact's or group's picture, cached 24 h (JSON {data, mimetype}, or "none"). */
+    avatar: (instanceId: string, chatId: string) => `${prefix}avatar:${instanceId}:${chatId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */
     lidMap: (instanceId: string) => `${prefix}lid:${instanceId}`,
     /** Idempotency-Key records of send routes (24 h). */

@@ -23,6 +23,11 @@ export class MediaLinks {
     return `${this.baseUrl.replace(/\/$/, "")}${path}?exp=${exp}&sig=${this.sig(path, exp)}`;
   }
 
+  /** A contact's or group's picture (spec 1 rule 7): answers 404 while none is visible. */
+  avatar(instanceId: string, chatId: string, now = Date.now()): string {
+    return this.sign(`/v1/avatars/${instanceId}/${chatId}.jpg`, now);
+  }
+
   verify(path: string, exp: unknown, sig: unknown, now = Date.now()): boolean {
     if (typeof exp !== "string" || typeof sig !== "string" || !/^\d{1,12}$/.test(exp)) return false;
     const e = Number(exp);

@@ -38,5 +38,6 @@ export function createSessionClient(url: string, secret: string): SessionApi {
     checkExists: (instanceId, phone) => call(c.checkExists.query({ instanceId, phone })),
     markRead: (instanceId, chatId, messageIds) => call(c.markRead.mutate({ instanceId, chatId, messageIds })),
     presence: (instanceId, state, chatId) => call(c.presence.mutate({ instanceId, state, chatId })),
+    picture: (instanceId, chatId) => call(c.picture.query({ instanceId, chatId })),
   };
 }

@@ -29,7 +29,7 @@ import {
 } from "@gw/platform";
 import { inboundPayload } from "./events/inbound.ts";
 import { sentEvent } from "./events/sent.ts";
-import type { ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
+import type { Picture, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
 interface Held {
   epoch: number;
@@ -69,6 +69,7 @@ export interface SessionApi {
   checkExists(instanceId: string, phone: string): Promise<ExistsResult>;
   markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void>;
   presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void>;
+  picture(instanceId: string, chatId: string): Promise<Picture | null>;
 }
 
 /**
@@ -301,6 +302,7 @@ export class SessionManager implements SessionApi {
     const ext = m.media ? extensionOf(m.media.mimetype, m.media.filename) : "";
     const out = await inboundPayload(instanceId, m, identity, {
       mediaUrl: (apiId) => (m.mediaData ? mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`) : null),
+      avatarUrl: (chatId) => mediaLinks.avatar(instanceId, chatId),
       quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
     });
     if (out.kind === "message" && m.content) {
@@ -453,7 +455,9 @@ export class SessionManager implements SessionApi {
     const result = await held.session.send(chatId, content, options);
     const instance = await this.platform.instanceCache.get(instanceId);
     if (instance) {
-      const event = sentEvent(instance, chatId, content, options ?? {}, result);
+      const event = sentEvent(instance, chatId, content, options ?? {}, result, (id) =>
+        this.platform.mediaLinks.avatar(instanceId, id),
+      );
       const media = "media" in content ? content.media : undefined;
       if (event && media && event.payload.media && media.data.length * 0.75 <= MESSAGE_MEDIA_KEEP_MAX) {
         const ext = extensionOf(media.mimetype, media.filename);
@@ -484,5 +488,9 @@ export class SessionManager implements SessionApi {
 
   async presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void> {
     return this.need(instanceId).session.presence(state, chatId);
+  }
+
+  async picture(instanceId: string, chatId: string): Promise<Picture | null> {
+    return this.need(instanceId).session.picture(chatId);
   }
 }

@@ -42,6 +42,9 @@ export const sessionRouter = t.router({
   markRead: procedure
     .input(byId.extend({ chatId: z.string(), messageIds: z.array(z.string()) }))
     .mutation(({ ctx, input }) => ctx.api.markRead(input.instanceId, input.chatId, input.messageIds)),
+  picture: procedure
+    .input(byId.extend({ chatId: z.string() }))
+    .query(({ ctx, input }) => ctx.api.picture(input.instanceId, input.chatId)),
   presence: procedure
     .input(byId.extend({ state: presenceStateSchema, chatId: z.string().optional() }))
     .mutation(({ ctx, input }) => ctx.api.presence(input.instanceId, input.state, input.chatId)),

@@ -237,6 +237,17 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     return { removed: devices.map((d) => d.deviceId) };
   });
 
+  /** The phone sets (or, with `null`, removes) its profile picture. */
+  app.put("/simnet/phones/:phone/picture", async (req) => {
+    const acc = account(req);
+    const body = parse(
+      z.object({ picture: z.object({ data: z.string().min(1), mimetype: z.string().min(3) }).nullable() }),
+      req.body,
+    );
+    acc.picture = body.picture;
+    return { picture: acc.picture };
+  });
+
   app.post("/simnet/phones/:phone/reveal", async (req) => {
     const acc = account(req);
     acc.revealed = true;
@@ -347,6 +358,17 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     group.participants = new Set(participants);
     group.admins = new Set(admins);
     return groupView(group);
+  });
+
+  /** A group's picture (`null` removes it). */
+  app.put("/simnet/groups/:groupId/picture", async (req) => {
+    const group = groupOf(req);
+    const body = parse(
+      z.object({ picture: z.object({ data: z.string().min(1), mimetype: z.string().min(3) }).nullable() }),
+      req.body,
+    );
+    group.picture = body.picture;
+    return { picture: group.picture };
   });
 }
 

@@ -247,6 +247,8 @@ export type SendArgs = z.input<typeof sendArgsSchema>;
 export const presenceArgsSchema = z.object({ to: chatTargetSchema.optional(), state: presenceStateSchema });
 export const readArgsSchema = z.object({ ids: z.array(z.string().min(1)).min(1), played: z.boolean().optional() });
 export const checkExistsArgsSchema = z.object({ phone: z.string().min(1) });
+/** The profile picture of a contact (number, `@c.us`, `@lid`) or a group: `{picture: {data, mimetype} | null}`. */
+export const pictureArgsSchema = z.object({ chatId: z.string().min(1) });
 export const groupMetadataArgsSchema = z.object({ groupId: z.string().regex(/^\d+@g\.us$/) });
 
 // ---------------------------------------------------------------------------------------------

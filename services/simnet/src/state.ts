@@ -88,6 +88,13 @@ export interface Account {
   conversations: Set<string>;
   usedQuota: number;
   restrictions: { capping: Partial<SimCapping>; timelock: Partial<SimTimelock> };
+  /** The profile picture (base64 + mimetype), or null when none is visible. */
+  picture: SimPicture | null;
+}
+
+export interface SimPicture {
+  data: string;
+  mimetype: string;
 }
 
 export interface Group {
@@ -97,6 +104,7 @@ export interface Group {
   admins: Set<string>;
   onlyAdminsCanSend: boolean;
   creation: number;
+  picture?: SimPicture | null;
 }
 
 export interface Connection {
@@ -221,6 +229,7 @@ export class SimnetState {
       lid: lidOf(phone),
       pushName: init.pushName ?? `Sim ${phone.slice(-4)}`,
       hidePhone: init.hidePhone ?? false,
+      picture: null,
       revealed: false,
       autoRead: init.autoRead ?? 0,
       createdAt: Date.now(),

@@ -7,7 +7,15 @@ import { z } from "zod";
 import { cleanupConnection, closeConnection, logoutDevices, openDevice, startPairing } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { sameSecret } from "./ids.ts";
-import { checkExists, groupMetadata, markRead, type Origin, sendMessage, sendPresence } from "./messaging.ts";
+import {
+  checkExists,
+  groupMetadata,
+  markRead,
+  type Origin,
+  resolveTarget,
+  sendMessage,
+  sendPresence,
+} from "./messaging.ts";
 import {
   passkeyAssertion,
   passkeyChallenge,
@@ -22,6 +30,7 @@ import {
   type helloFrameSchema,
   pairingCodeArgsSchema,
   passkeyAssertionSchema,
+  pictureArgsSchema,
   presenceArgsSchema,
   readArgsSchema,
   sendArgsSchema,
@@ -89,6 +98,11 @@ const OPS: Record<string, OpDef> = {
     if (!group.participants.has(acc.phone))
       throw new SimnetError("network_rejected", `${acc.phone} is not a participant of ${a.groupId}`);
     return groupMetadata(state, group, acc.phone);
+  }),
+  picture: openOp(pictureArgsSchema, ({ state }, a) => {
+    const target = resolveTarget(state, a.chatId);
+    const picture = target.kind === "group" ? target.group.picture : target.acc.picture;
+    return { picture: picture ?? null };
   }),
   groups: openOp(empty, ({ state, acc }) => ({
     groups: [...state.groups.values()]

@@ -1,32 +1,74 @@
-import { parseMessageId } from "@gw/contracts";
+import { normalizeChatId, parseMessageId } from "@gw/contracts";
 import type { Platform } from "@gw/platform";
-import type { FastifyInstance } from "fastify";
+import type { SessionDirectory } from "@gw/session";
+import type { FastifyInstance, FastifyReply } from "fastify";
 
 const FILE_RE = /^(.+)\.([A-Za-z0-9]{1,8})$/;
+/** Pictures are cached a day (spec 4.5: "24 h cache by default"). */
+export const AVATAR_CACHE_MS = 24 * 3_600_000;
+
+const notFoundBody = { error: { code: "not_found", message: "Arquivo não encontrado ou link expirado." } };
+
+/** A contact's or group's picture: the day's cache, else the instance's owner asks the network. */
+export async function avatarOf(
+  platform: Platform,
+  sessions: SessionDirectory,
+  instanceId: string,
+  chatId: string,
+  opts: { refresh?: boolean } = {},
+): Promise<{ data: string; mimetype: string } | null> {
+  const key = platform.keys.avatar(instanceId, chatId);
+  if (!opts.refresh) {
+    const hit = await platform.redis.get(key);
+    if (hit) return hit === "none" ? null : (JSON.parse(hit) as { data: string; mimetype: string });
+  }
+  const owner = await sessions.ownerIfAny(instanceId);
+  if (!owner) return null;
+  const picture = await owner.picture(instanceId, chatId).catch(() => undefined);
+  if (picture === undefined) return null; // not connected or the network failed: nothing cached
+  await platform.redis.set(key, picture ? JSON.stringify(picture) : "none", "PX", AVATAR_CACHE_MS);
+  return picture;
+}
+
+function sendBytes(reply: FastifyReply, data: string, mimetype: string) {
+  const bytes = Buffer.from(data, "base64");
+  return reply
+    .header("content-type", mimetype)
+    .header("content-length", bytes.length)
+    .header("cache-control", "private, max-age=3600")
+    .send(bytes);
+}
 
 /**
- * Signed media links (spec 2.11, 5.7): `GET /v1/files/<instanceId>/<messageId>.<ext>?exp&sig`.
- * No token: the signature authorizes. Expired, tampered or unknown links answer 404 alike (a
- * prober learns nothing). Bytes come from the message store, so any replica serves any link.
+ * Signed links (spec 2.11, 5.7): `GET /v1/files/<instanceId>/<messageId>.<ext>` (media of a
+ * message) and `GET /v1/avatars/<instanceId>/<chatId>.jpg` (a picture), both with `?exp&sig`.
+ * No token: the signature authorizes. Expired, tampered or unknown links, and contacts without
+ * a visible picture, answer 404 alike. Bytes come from Redis (the message store, the picture
+ * cache) or the instance's owner, so any replica serves any link.
  */
-export function registerMediaFiles(app: FastifyInstance, platform: Platform): void {
-  const notFound = { error: { code: "not_found", message: "Arquivo não encontrado ou link expirado." } };
+export function registerSignedFiles(app: FastifyInstance, platform: Platform, sessions: SessionDirectory): void {
   app.get("/v1/files/:instanceId/:file", async (req, reply) => {
     const { instanceId, file } = req.params as { instanceId: string; file: string };
     const { exp, sig } = req.query as { exp?: string; sig?: string };
-    const path = `/v1/files/${instanceId}/${file}`;
-    if (!platform.mediaLinks.verify(path, exp, sig)) return reply.code(404).send(notFound);
-    const m = FILE_RE.exec(file);
-    const ref = m ? parseMessageId(m[1]!) : null;
-    if (!ref) return reply.code(404).send(notFound);
-    const stored = await platform.messages.get(instanceId, ref.id);
+    if (!platform.mediaLinks.verify(`/v1/files/${instanceId}/${file}`, exp, sig)) {
+      return reply.code(404).send(notFoundBody);
+    }
+    const ref = parseMessageId(FILE_RE.exec(file)?.[1] ?? "");
+    const stored = ref ? await platform.messages.get(instanceId, ref.id) : null;
     const media = stored && "media" in stored.content ? stored.content.media : undefined;
-    if (!media?.data) return reply.code(404).send(notFound);
-    const bytes = Buffer.from(media.data, "base64");
-    return reply
-      .header("content-type", media.mimetype)
-      .header("content-length", bytes.length)
-      .header("cache-control", "private, max-age=3600")
-      .send(bytes);
+    if (!media?.data) return reply.code(404).send(notFoundBody);
+    return sendBytes(reply, media.data, media.mimetype);
+  });
+
+  app.get("/v1/avatars/:instanceId/:file", async (req, reply) => {
+    const { instanceId, file } = req.params as { instanceId: string; file: string };
+    const { exp, sig } = req.query as { exp?: string; sig?: string };
+    if (!platform.mediaLinks.verify(`/v1/avatars/${instanceId}/${file}`, exp, sig)) {
+      return reply.code(404).send(notFoundBody);
+    }
+    const chatId = normalizeChatId(FILE_RE.exec(file)?.[1] ?? "");
+    const picture = chatId ? await avatarOf(platform, sessions, instanceId, chatId) : null;
+    if (!picture) return reply.code(404).send(notFoundBody);
+    return sendBytes(reply, picture.data, picture.mimetype);
   });
 }

@@ -12,7 +12,11 @@ export async function inboundPayload(
   instanceId: string,
   m: InboundMessage,
   identity: IdentityMap,
-  opts: { mediaUrl: (apiId: string) => string | null; quotedFromMe: (networkId: string) => Promise<boolean | null> },
+  opts: {
+    mediaUrl: (apiId: string) => string | null;
+    avatarUrl: (chatId: string) => string;
+    quotedFromMe: (networkId: string) => Promise<boolean | null>;
+  },
 ): Promise<{ kind: InboundKind; apiId: string; chatId: string; payload: Record<string, unknown> }> {
   // Learn what this message reveals, then rewrite with everything known.
   if (m.chatLid && m.chatId.endsWith("@c.us")) await identity.learn(instanceId, m.chatLid, m.chatId.split("@")[0]!);
@@ -35,9 +39,15 @@ export async function inboundPayload(
     chatLid,
     isGroup: m.isGroup,
     chatName: m.chatName,
-    chatPicture: null as string | null,
+    chatPicture: opts.avatarUrl(chatId),
     fromMe: m.fromMe,
-    from: { id: fromId, phone: fromPhone ?? "", lid: fromLid, pushName: m.from.pushName ?? "", picture: null },
+    from: {
+      id: fromId,
+      phone: fromPhone ?? "",
+      lid: fromLid,
+      pushName: m.from.pushName ?? "",
+      picture: fromId ? opts.avatarUrl(fromId) : null,
+    },
     timestamp: m.timestamp,
     ...(m.fromMe ? { source: m.origin === "device" || m.origin === "phone" ? "app" : "api" } : {}),
   };

@@ -76,6 +76,7 @@ export function sentEvent(
   content: OutboundContent,
   options: SendOptions,
   result: SendResult,
+  avatarUrl: (chatId: string) => string,
 ): {
   kind: "message.any" | "message.reaction" | "message.edited" | "message.revoked";
   payload: Record<string, unknown>;
@@ -86,7 +87,7 @@ export function sentEvent(
     chatId: result.chatId || chatId,
     isGroup: (result.chatId || chatId).endsWith("@g.us"),
     fromMe: true,
-    from: meOf(instance),
+    from: { ...meOf(instance), picture: instance.phone ? avatarUrl(`${instance.phone}@c.us`) : null },
     timestamp: result.timestamp,
     source: "api",
   };
@@ -112,7 +113,7 @@ export function sentEvent(
       ...base,
       chatLid: null,
       chatName: null,
-      chatPicture: null,
+      chatPicture: avatarUrl(base.chatId),
       type: payloadType(content),
       text: textOf(content),
       ...(media ? { media: { url: null, mimetype: media.mimetype, filename: media.filename ?? null } } : {}),

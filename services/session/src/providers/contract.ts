@@ -57,6 +57,8 @@ export interface ProviderSession {
   markRead(chatId: string, messageIds: string[]): Promise<void>;
   /** Presence: typing/recording/paused in a chat, or available/unavailable for the account. */
   presence(state: PresenceState, chatId?: string): Promise<void>;
+  /** The profile picture of a contact or group (base64 + mimetype), or null when none is visible. */
+  picture(chatId: string): Promise<Picture | null>;
 }
 
 /** What a session reports. The manager turns these into instance state and events. */
@@ -75,6 +77,11 @@ export type ProviderEvent =
   | { type: "ack"; id: string; chatId: string; status: AckStatus; timestamp: number; error?: string };
 
 export type AckStatus = "pending" | "sent" | "delivered" | "read" | "played" | "failed";
+
+export interface Picture {
+  data: string;
+  mimetype: string;
+}
 
 export interface ProviderContext {
   instance: Instance;

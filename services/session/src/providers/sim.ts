@@ -17,7 +17,7 @@ import {
 import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
 import { backoffMs } from "./backoff.ts";
-import type { AckStatus, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
+import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
 import { type SimMessageFrame, simInbound } from "./sim-inbound.ts";
 
 type Creds = { deviceId: string; secret: string };
@@ -166,6 +166,11 @@ class SimSession implements ProviderSession {
     // API ids (`{fromMe}_{chatId}_{id}`) or bare network ids: simnet knows the network's.
     const ids = messageIds.map((v) => parseMessageId(v)?.id ?? v);
     if (ids.length > 0) await this.request("read", { ids });
+  }
+
+  async picture(chatId: string): Promise<Picture | null> {
+    const r = (await this.request("picture", { chatId })) as { picture: Picture | null };
+    return r.picture;
   }
 
   async presence(state: PresenceState, chatId?: string): Promise<void> {

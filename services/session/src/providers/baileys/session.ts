@@ -21,7 +21,7 @@ import {
   type WASocket,
   type WAVersion,
 } from "@whiskeysockets/baileys";
-import type { AckStatus, ProviderContext, ProviderSession } from "../contract.ts";
+import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { mapNetworkError } from "./errors.ts";
@@ -325,6 +325,28 @@ class BaileysSession implements ProviderSession {
       this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
       return result;
     });
+  }
+
+  /**
+   * The network answers a temporary CDN URL for the picture (or an error when none is visible to
+   * us: privacy, no picture); we fetch its bytes so that our own signed link can serve them.
+   */
+  async picture(chatId: string): Promise<Picture | null> {
+    const sock = this.openSocket();
+    const url = await this.call("picture", async () => {
+      try {
+        return await sock.profilePictureUrl(chatJid(chatId), "image");
+      } catch (err) {
+        const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+        if (status === 404 || status === 401 || status === 403) return undefined;
+        throw err;
+      }
+    });
+    if (!url) return null;
+    const res = await fetch(url, { signal: AbortSignal.timeout(15_000) }).catch(() => null);
+    if (!res?.ok) return null;
+    const data = Buffer.from(await res.arrayBuffer()).toString("base64");
+    return { data, mimetype: res.headers.get("content-type")?.split(";")[0] || "image/jpeg" };
   }
 
   async checkExists(phone: string): Promise<ExistsResult> {
