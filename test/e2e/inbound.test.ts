@@ -135,3 +135,27 @@ it("pictures: chatPicture and from.picture are signed links; 404 while none is v
   // Tampered: 404 even for a contact with a picture.
   expect((await fetch(`${c.url}${chatPic.pathname}?exp=${chatPic.searchParams.get("exp")}&sig=AAAA`)).status).toBe(404);
 });
+
+it("votes and event replies: poll.vote (selectedOptions) and event.response name our message", async () => {
+  const send = (route: string, json: unknown) =>
+    c.as(a.token)(`/v1/instances/${a.id}/messages/${route}`, { method: "POST", json });
+  const poll = (await (
+    await send("poll", { phone: contact, poll: { name: "Pizza?", options: ["sim", "não"], multipleAnswers: false } })
+  ).json()) as { id: string };
+  await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "poll_vote", pollId: poll.id.split("_")[2], votes: ["sim"] },
+  });
+  const vote = await eventually(async () => (await payloads("poll.vote")).find((x) => x.pollId === poll.id));
+  expect(vote).toMatchObject({ selectedOptions: ["sim"], chatId: `${contact}@c.us`, fromMe: false });
+
+  const event = (await (
+    await send("event", { phone: contact, event: { name: "Reunião", startTime: 1_900_000_000 } })
+  ).json()) as { id: string };
+  await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "event_response", targetId: event.id.split("_")[2], response: "going" },
+  });
+  const reply = await eventually(async () => (await payloads("event.response")).find((x) => x.eventId === event.id));
+  expect(reply).toMatchObject({ response: "going", from: { id: `${contact}@c.us` } });
+});

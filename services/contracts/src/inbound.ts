@@ -32,6 +32,8 @@ export interface InboundMessage {
   targetId?: string | null;
   emoji?: string;
   selectedOptions?: string[];
+  /** Replies to calendar events: `going`, `not_going` or `maybe`. */
+  response?: string;
   quotedId?: string | null;
   mentions?: string[];
   forwarded?: boolean;

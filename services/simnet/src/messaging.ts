@@ -159,6 +159,11 @@ function checkReferences(state: SimnetState, sender: Account, content: MessageCo
         throw new SimnetError("invalid_target", `only the sender can ${content.type} message ${content.targetId}`);
       return;
     }
+    case "event_response": {
+      const event = state.messagesById.get(content.targetId);
+      if (event?.content.type !== "event") throw new SimnetError("invalid_target", `no event ${content.targetId}`);
+      return;
+    }
     case "poll_vote": {
       const poll = state.messagesById.get(content.pollId);
       if (poll?.content.type !== "poll") throw new SimnetError("invalid_target", `no poll ${content.pollId}`);

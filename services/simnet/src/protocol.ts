@@ -126,6 +126,12 @@ export const messageContentSchema = z.discriminatedUnion("type", [
   z.looseObject({ type: z.literal("reaction"), targetId, emoji: z.string() }),
   z.looseObject({ type: z.literal("edit"), targetId, text: z.string().min(1) }),
   z.looseObject({ type: z.literal("revoke"), targetId }),
+  /** A reply to a calendar event invitation. */
+  z.looseObject({
+    type: z.literal("event_response"),
+    targetId,
+    response: z.enum(["going", "not_going", "maybe"]),
+  }),
   z.looseObject({
     type: z.literal("event"),
     name: z.string().min(1),

@@ -1,7 +1,13 @@
 import { formatMessageId, type InboundMessage } from "@gw/contracts";
 import type { IdentityMap } from "@gw/platform";
 
-export type InboundKind = "message" | "message.reaction" | "message.edited" | "message.revoked" | "poll.vote";
+export type InboundKind =
+  | "message"
+  | "message.reaction"
+  | "message.edited"
+  | "message.revoked"
+  | "poll.vote"
+  | "event.response";
 
 /**
  * A provider's message → the spec 2.11 payload, with privacy ids rewritten to numbers where the
@@ -69,6 +75,13 @@ export async function inboundPayload(
       };
     case "revoke":
       return { kind: "message.revoked", apiId, chatId, payload: { ...base, messageId: await ref(m.targetId), raw } };
+    case "event_response":
+      return {
+        kind: "event.response",
+        apiId,
+        chatId,
+        payload: { ...base, eventId: await ref(m.targetId), response: m.response ?? "", raw },
+      };
     case "poll_vote":
       return {
         kind: "poll.vote",

@@ -73,6 +73,8 @@ export function simInbound(f: SimMessageFrame): InboundMessage {
         targetId: str(c.pollId),
         selectedOptions: Array.isArray(c.votes) ? c.votes.map(String) : [],
       };
+    case "event_response":
+      return { ...base, type: "event_response", targetId: str(c.targetId), response: str(c.response) ?? "" };
     case "reaction":
       return { ...base, type: "reaction", targetId: str(c.targetId), emoji: str(c.emoji) ?? "" };
     case "edit":
