@@ -116,6 +116,10 @@ export const configSchema = z.object({
   /** Deliveries in flight per dispatcher process. */
   DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(256),
 
+  // Read model (spec 4.5)
+  /** How long stored messages and chats are kept (docs/read-model.md). */
+  MESSAGE_RETENTION_DAYS: z.coerce.number().positive().default(90),
+
   // Events
   EVENT_SHARDS: z.coerce.number().int().min(1).max(256).default(4),
   EVENT_STREAM_MAXLEN: z.coerce.number().int().positive().default(1_000_000),

@@ -14,6 +14,7 @@ export * from "./logger.ts";
 export * from "./media-links.ts";
 export * from "./messages.ts";
 export * from "./platform.ts";
+export * from "./read-model.ts";
 export * from "./redis.ts";
 export * from "./sealed.ts";
 export * from "./secrets.ts";

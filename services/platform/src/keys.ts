@@ -42,6 +42,11 @@ export function keys(prefix: string) {
     rawMessage: (instanceId: string, networkId: string) => `${prefix}msgraw:${instanceId}:${networkId}`,
     /** A contact's or group's picture, cached 24 h (JSON {data, mimetype}, or "none"). */
     avatar: (instanceId: string, chatId: string) => `${prefix}avatar:${instanceId}:${chatId}`,
+    /** Read model (spec 4.5): messages at `<schema>:<instanceId>:<networkId>`, chats at `<schema>:<instanceId>:<chatId>`. */
+    readMessageSchema: `${prefix}rmsg`,
+    readChatSchema: `${prefix}rchat`,
+    /** An ack that came before its message was stored (a short while). */
+    readPendingAck: (instanceId: string, networkId: string) => `${prefix}rack:${instanceId}:${networkId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */
     lidMap: (instanceId: string) => `${prefix}lid:${instanceId}`,
     /** Idempotency-Key records of send routes (24 h). */

@@ -11,6 +11,7 @@ import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
+import { ReadModel } from "./read-model.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
 import { Sealer } from "./sealed.ts";
@@ -49,11 +50,16 @@ export async function createPlatform(config: Config) {
   const linkSecret =
     config.MEDIA_LINK_SECRET ?? createHmac("sha256", config.INTERNAL_SECRET).update("media-links").digest("hex");
   const mediaLinks = new MediaLinks(linkSecret, config.PUBLIC_BASE_URL);
+  const readModel = new ReadModel(redis, om, k, identity, mediaLinks, {
+    retentionMs: Math.round(config.MESSAGE_RETENTION_DAYS * 86_400_000),
+  });
+  await ensureIndexes(redis, [readModel.messagesRepo, readModel.chatsRepo], k);
 
   return {
     config,
     leases,
     messages,
+    readModel,
     identity,
     mediaLinks,
     events,

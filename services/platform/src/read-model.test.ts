@@ -1,0 +1,379 @@
+// The read model on a real Redis Stack: what the session manager records comes back through
+// the reads, with acks, edits, revocations, lid merging, filters and the storage switches.
+import { DEFAULT_SETTINGS, type Instance } from "@gw/contracts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { testEnv } from "../../../test/support/gateway.ts";
+import { loadConfig } from "./config.ts";
+import { createPlatform, type Platform } from "./platform.ts";
+import { ACK, type MessageQuery, parseAck, type ReadModel } from "./read-model.ts";
+
+let platform: Platform;
+let rm: ReadModel;
+beforeAll(async () => {
+  platform = await createPlatform(loadConfig(testEnv({ MESSAGE_RETENTION_DAYS: "30" })));
+  rm = platform.readModel;
+});
+afterAll(() => platform?.close());
+
+let seq = 0;
+function instance(over: Partial<Instance["settings"]["storage"]> = {}): Instance {
+  seq++;
+  return {
+    id: `irm${String(seq).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`,
+    name: "t",
+    accountId: "a1",
+    kind: "standard",
+    phone: "5511900000000",
+    pushName: "Me",
+    provider: "sim",
+    connectionStatus: "WORKING",
+    billingStatus: "active",
+    cancelAtPeriodEnd: false,
+    currentPeriodEnd: null,
+    graceUntil: null,
+    provisionedAt: null,
+    createdAt: new Date().toISOString(),
+    suspendedAt: null,
+    trialEndsAt: null,
+    settings: { ...DEFAULT_SETTINGS, storage: { ...DEFAULT_SETTINGS.storage, ...over } },
+  };
+}
+
+const CONTACT = "5511911112222";
+const CHAT = `${CONTACT}@c.us`;
+const LID = "98765432101234@lid";
+let nid = 0;
+const netId = () => `3EB0${(++nid).toString(16).padStart(8, "0").toUpperCase()}`;
+
+/** A spec 2.11 message payload as the session manager publishes it. */
+function inbound(opts: {
+  chatId?: string;
+  chatLid?: string | null;
+  text?: string;
+  timestamp: number;
+  fromMe?: boolean;
+  type?: string;
+  media?: { url: string | null; mimetype: string; filename?: string | null };
+  quotedId?: string | null;
+  id?: string;
+}) {
+  const id = opts.id ?? netId();
+  const chatId = opts.chatId ?? CHAT;
+  const fromMe = opts.fromMe ?? false;
+  return {
+    networkId: id,
+    payload: {
+      id: `${fromMe}_${chatId}_${id}`,
+      chatId,
+      chatLid: opts.chatLid === undefined ? LID : opts.chatLid,
+      isGroup: false,
+      chatName: fromMe ? null : "Ana",
+      fromMe,
+      from: fromMe
+        ? { id: "5511900000000@c.us", phone: "5511900000000", lid: null, pushName: "Me" }
+        : { id: chatId, phone: chatId.endsWith("@c.us") ? CONTACT : "", lid: LID, pushName: "Ana" },
+      timestamp: opts.timestamp,
+      ...(fromMe ? { source: "api", status: "sent" } : {}),
+      type: opts.type ?? "text",
+      text: opts.text ?? null,
+      ...(opts.media ? { media: opts.media } : {}),
+      quotedId: opts.quotedId ?? null,
+      raw: { hello: "world", message: { media: { data: "x".repeat(2000) } } },
+    },
+  };
+}
+
+const q = (over: Partial<MessageQuery> = {}): MessageQuery => ({
+  limit: 100,
+  offset: 0,
+  sortOrder: "desc",
+  merge: true,
+  downloadMedia: false,
+  ...over,
+});
+
+describe("messages", () => {
+  it("a received message reads back in the spec 2.8 shape, with its id, chat lid and raw data", async () => {
+    const inst = instance();
+    const m = inbound({ text: "oi", timestamp: 1_767_225_600 });
+    await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    const [v] = await rm.listMessages(inst, CHAT, q());
+    expect(v).toMatchObject({
+      id: m.payload.id,
+      chatId: CHAT,
+      from: CHAT,
+      to: "5511900000000@c.us",
+      author: null,
+      participant: null,
+      body: "oi",
+      type: "text",
+      fromMe: false,
+      hasMedia: false,
+      ack: ACK.DEVICE,
+      ackName: "DEVICE",
+      timestamp: 1_767_225_600,
+      source: null,
+      lid: LID,
+      vCards: [],
+      media: null,
+      location: null,
+      replyTo: null,
+      edited: false,
+      revoked: false,
+    });
+    // Media bytes inside the raw event are not kept.
+    expect(v!._data).toEqual({ hello: "world", message: { media: {} } });
+    expect(await rm.getMessage(inst, CHAT, m.payload.id, { merge: true, downloadMedia: false })).toEqual(v);
+    expect(await rm.getMessage(inst, "5511000000000@c.us", m.payload.id, { merge: true, downloadMedia: false })).toBe(
+      null,
+    );
+    const ttl = await platform.redis.pttl(rm.messageKey(inst.id, m.networkId));
+    expect(ttl).toBeGreaterThan(29 * 86_400_000);
+    expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
+  });
+
+  it("sorts by timestamp (newest first by default), pages, and filters inclusively", async () => {
+    const inst = instance();
+    const base = 1_767_225_600;
+    const sent: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const m = inbound({ text: `m${i}`, timestamp: base + i * 10, fromMe: i % 2 === 1 });
+      sent.push(m.payload.id);
+      await rm.record(inst, i % 2 ? "message.any" : "message", m.payload, { networkId: m.networkId });
+    }
+    const all = await rm.listMessages(inst, CHAT, q());
+    expect(all.map((m) => m.body)).toEqual(["m5", "m4", "m3", "m2", "m1", "m0"]);
+    expect(
+      (await rm.listMessages(inst, CHAT, q({ sortOrder: "asc", limit: 2, offset: 1 }))).map((m) => m.body),
+    ).toEqual(["m1", "m2"]);
+    const window = await rm.listMessages(inst, CHAT, q({ timestampGte: base + 10, timestampLte: base + 30 }));
+    expect(window.map((m) => m.body)).toEqual(["m3", "m2", "m1"]);
+    expect((await rm.listMessages(inst, CHAT, q({ fromMe: true }))).map((m) => m.body)).toEqual(["m5", "m3", "m1"]);
+    expect((await rm.listMessages(inst, CHAT, q({ fromMe: false, ack: ACK.DEVICE }))).length).toBe(3);
+    expect((await rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).length).toBe(0);
+    const mine = all.find((m) => m.body === "m5")!;
+    expect(mine).toMatchObject({ fromMe: true, from: "5511900000000@c.us", to: CHAT, source: "api", ack: 1 });
+    expect(mine.id).toBe(sent[5]);
+  });
+
+  it("acks move forward only, also when they come before the message is stored", async () => {
+    const inst = instance();
+    const early = inbound({ text: "rápida", timestamp: 1_767_225_600, fromMe: true, chatLid: null });
+    await rm.ack(inst, early.networkId, "delivered"); // the network was faster than our store
+    await rm.record(inst, "message.any", early.payload, { networkId: early.networkId });
+    let [v] = await rm.listMessages(inst, CHAT, q());
+    expect(v).toMatchObject({ ack: ACK.DEVICE, ackName: "DEVICE" });
+    await rm.ack(inst, early.networkId, "read");
+    await rm.ack(inst, early.networkId, "delivered"); // late and out of order
+    await rm.ack(inst, early.networkId, "failed"); // too late to fail
+    [v] = await rm.listMessages(inst, CHAT, q());
+    expect(v).toMatchObject({ ack: ACK.READ, ackName: "READ" });
+    expect((await rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).map((m) => m.id)).toEqual([v!.id]);
+
+    const failing = inbound({ text: "falha", timestamp: 1_767_225_700, fromMe: true, chatLid: null });
+    await rm.record(inst, "message.any", failing.payload, { networkId: failing.networkId });
+    await rm.ack(inst, failing.networkId, "failed");
+    const [f] = await rm.listMessages(inst, CHAT, q({ ack: ACK.ERROR }));
+    expect(f).toMatchObject({ body: "falha", ack: -1, ackName: "ERROR" });
+    expect(parseAck("read")).toBe(3);
+    expect(parseAck("PLAYED")).toBe(4);
+    expect(parseAck("-1")).toBe(-1);
+    expect(parseAck("nope")).toBe(null);
+  });
+
+  it("edits change the body; revocations keep the message without its content", async () => {
+    const inst = instance();
+    const a = inbound({
+      text: "original",
+      timestamp: 1_767_225_600,
+      media: { url: "https://x/y", mimetype: "image/jpeg" },
+      type: "image",
+    });
+    const b = inbound({ text: "segunda", timestamp: 1_767_225_610 });
+    for (const m of [a, b]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    await rm.record(inst, "message.edited", { ...b.payload, messageId: b.payload.id, text: "editada" });
+    await rm.record(inst, "message.revoked", { ...a.payload, messageId: a.payload.id }, { targetId: a.networkId });
+    const [vb, va] = await rm.listMessages(inst, CHAT, q());
+    expect(vb).toMatchObject({ body: "editada", edited: true, revoked: false });
+    expect(va).toMatchObject({ body: "", type: "revoked", revoked: true, hasMedia: false, media: null, _data: null });
+    // The same message recorded again (a repeated event) neither resurrects it nor loses its state.
+    await rm.record(inst, "message", a.payload, { networkId: a.networkId });
+    await rm.record(inst, "message", b.payload, { networkId: b.networkId });
+    const [vb2, va2] = await rm.listMessages(inst, CHAT, q());
+    expect(va2).toMatchObject({ revoked: true, body: "" });
+    expect(vb2).toMatchObject({ body: "editada", edited: true });
+    // A revocation of something never stored changes nothing (and stores nothing).
+    await rm.record(inst, "message.revoked", { ...a.payload, messageId: "false_x@c.us_NOPE1234" });
+    expect(await platform.redis.exists(rm.messageKey(inst.id, "NOPE1234"))).toBe(0);
+  });
+
+  it("media: signed links with downloadMedia; an error when the bytes were not kept", async () => {
+    const inst = instance();
+    const kept = inbound({
+      timestamp: Math.floor(Date.now() / 1000),
+      type: "document",
+      media: { url: "https://signed", mimetype: "application/pdf", filename: "a.pdf" },
+    });
+    const lost = inbound({
+      timestamp: Math.floor(Date.now() / 1000) - 1,
+      type: "image",
+      media: { url: null, mimetype: "image/png" },
+    });
+    for (const m of [kept, lost]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    const [k, l] = await rm.listMessages(inst, CHAT, q({ downloadMedia: true }));
+    expect(k!.mediaUrl).toMatch(
+      new RegExp(`/v1/files/${inst.id}/${k!.id.replace(/[.]/g, "\\.")}\\.pdf\\?exp=\\d+&sig=`),
+    );
+    expect(k!.media).toMatchObject({ mimetype: "application/pdf", filename: "a.pdf", error: null });
+    expect(k!.media!.url).toBe(k!.mediaUrl);
+    expect(l).toMatchObject({ mediaUrl: null, media: { url: null, mimetype: "image/png" } });
+    expect(l!.media!.error).toMatch(/indisponível/);
+    const [plain] = await rm.listMessages(inst, CHAT, q());
+    expect(plain).not.toHaveProperty("mediaUrl");
+    expect(plain!.media).toMatchObject({ url: null, mimetype: "application/pdf" });
+  });
+
+  it("quotes carry replyTo with the quoted message; contacts and locations keep their content", async () => {
+    const inst = instance();
+    const first = inbound({ text: "pergunta", timestamp: 1_767_225_600 });
+    await rm.record(inst, "message", first.payload, { networkId: first.networkId });
+    const reply = inbound({ text: "resposta", timestamp: 1_767_225_601, fromMe: true, quotedId: first.payload.id });
+    await rm.record(inst, "message.any", reply.payload, { networkId: reply.networkId });
+    const card = inbound({ timestamp: 1_767_225_602, type: "contact", fromMe: true });
+    await rm.record(inst, "message.any", card.payload, {
+      networkId: card.networkId,
+      content: { type: "contacts", contacts: [{ fullName: "Bia", phoneNumber: "5511933334444" }] },
+    });
+    const place = inbound({ timestamp: 1_767_225_603, type: "location", fromMe: true, text: "Casa" });
+    await rm.record(inst, "message.any", place.payload, {
+      networkId: place.networkId,
+      content: { type: "location", latitude: -23.5, longitude: -46.6, name: "Casa", address: "Rua A" },
+    });
+    const [p, c, r] = await rm.listMessages(inst, CHAT, q());
+    expect(r!.replyTo).toMatchObject({ id: first.payload.id, body: "pergunta", hasMedia: false });
+    expect(r!.quotedId).toBe(first.payload.id);
+    expect(c!.vCards).toEqual([expect.stringContaining("FN:Bia")]);
+    expect(c!.vCards[0]).toContain("waid=5511933334444:+5511933334444");
+    expect(p!.location).toMatchObject({ latitude: "-23.5", longitude: "-46.6", name: "Casa", address: "Rua A" });
+  });
+});
+
+describe("one identity per person", () => {
+  it("history read by number includes what arrived by lid; ids rewritten, lid kept", async () => {
+    const inst = instance();
+    const lidEra = inbound({ chatId: LID, chatLid: null, text: "por lid", timestamp: 1_767_225_600 });
+    await rm.record(inst, "message", lidEra.payload, { networkId: lidEra.networkId });
+    expect(
+      (await rm.listChats(inst, { limit: 10, offset: 0, sortBy: "lastMessageAt", sortOrder: "desc", merge: true })).map(
+        (c) => c.view.id,
+      ),
+    ).toEqual([LID]);
+    // The contact reveals its number: the next message comes by number, carrying the lid.
+    await platform.identity.learn(inst.id, LID, CONTACT);
+    const numberEra = inbound({ text: "por número", timestamp: 1_767_225_700 });
+    await rm.record(inst, "message", numberEra.payload, { networkId: numberEra.networkId });
+    const mine = inbound({ text: "resposta", timestamp: 1_767_225_800, fromMe: true, chatLid: null });
+    await rm.record(inst, "message.any", mine.payload, { networkId: mine.networkId });
+
+    const merged = await rm.listMessages(inst, CHAT, q());
+    expect(merged.map((m) => m.body)).toEqual(["resposta", "por número", "por lid"]);
+    expect(merged[2]).toMatchObject({ id: `false_${CHAT}_${lidEra.networkId}`, chatId: CHAT, from: CHAT, lid: LID });
+    // By the lid, merged: the same history.
+    expect((await rm.listMessages(inst, LID, q())).map((m) => m.body)).toEqual(["resposta", "por número", "por lid"]);
+    // Not merged: only what was stored under that id.
+    expect((await rm.listMessages(inst, CHAT, q({ merge: false }))).map((m) => m.body)).toEqual([
+      "resposta",
+      "por número",
+    ]);
+    expect((await rm.listMessages(inst, LID, q({ merge: false }))).map((m) => m.body)).toEqual(["por lid"]);
+    // The lid-era message by its old id, or its rewritten one.
+    expect((await rm.getMessage(inst, CHAT, lidEra.payload.id, { merge: true, downloadMedia: false }))?.body).toBe(
+      "por lid",
+    );
+    expect(await rm.getMessage(inst, CHAT, lidEra.payload.id, { merge: false, downloadMedia: false })).toBe(null);
+
+    // Chats: merged, one chat for the person (the lid chat folded in); not merged, both records.
+    const chatQ = { limit: 10, offset: 0, sortBy: "lastMessageAt" as const, sortOrder: "desc" as const, merge: true };
+    const chats = await rm.listChats(inst, chatQ);
+    expect(chats.map((c) => c.view)).toEqual([
+      expect.objectContaining({ id: CHAT, lid: LID, name: "Ana", unreadCount: 0 }),
+    ]);
+    expect((chats[0]!.view.lastMessage as { body: string }).body).toBe("resposta");
+    const raw = await rm.listChats(inst, { ...chatQ, merge: false });
+    expect(raw.map((c) => c.view.id).sort()).toEqual([CHAT, LID].sort());
+  });
+});
+
+describe("chats", () => {
+  const chatQ = { limit: 10, offset: 0, sortBy: "lastMessageAt" as const, sortOrder: "desc" as const, merge: true };
+
+  it("last message, unread counts, sort and pages; read and unread marks", async () => {
+    const inst = instance();
+    const other = "5511955556666@c.us";
+    const a1 = inbound({ text: "a1", timestamp: 1_767_225_600 });
+    const b1 = inbound({ chatId: other, chatLid: null, text: "b1", timestamp: 1_767_225_650 });
+    const a2 = inbound({ text: "a2", timestamp: 1_767_225_700 });
+    for (const m of [a1, b1, a2]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    await platform.redis.call("JSON.SET", rm.chatKey(inst.id, other), "$.name", '"Zeca"');
+    await platform.redis.call("JSON.SET", rm.chatKey(inst.id, other), "$.sortName", '"zeca"');
+
+    let chats = await rm.listChats(inst, chatQ);
+    expect(chats.map((c) => [c.view.id, c.view.unreadCount])).toEqual([
+      [CHAT, 2],
+      [other, 1],
+    ]);
+    expect(chats[0]!.view).toMatchObject({ name: "Ana", timestamp: 1_767_225_700, isGroup: false, picture: null });
+    expect((chats[0]!.view.lastMessage as { body: string; id: string }).body).toBe("a2");
+    expect((await rm.listChats(inst, { ...chatQ, sortBy: "name", sortOrder: "asc" })).map((c) => c.view.name)).toEqual([
+      "Ana",
+      "Zeca",
+    ]);
+    expect((await rm.listChats(inst, { ...chatQ, sortBy: "id", sortOrder: "desc" })).map((c) => c.view.id)).toEqual([
+      other,
+      CHAT,
+    ]);
+    expect((await rm.listChats(inst, { ...chatQ, limit: 1, offset: 1 })).map((c) => c.view.id)).toEqual([other]);
+    expect((await rm.listChats(inst, { ...chatQ, ids: [other] })).map((c) => c.view.id)).toEqual([other]);
+
+    const unread = await rm.unreadMessages(inst, CHAT, { limit: 10 });
+    expect(unread.map((u) => u.id)).toEqual([a2.payload.id, a1.payload.id]);
+    expect((await rm.unreadMessages(inst, CHAT, { limit: 1 })).map((u) => u.id)).toEqual([a2.payload.id]);
+    await rm.markRead(
+      inst.id,
+      unread.map((u) => u.networkId),
+      [CHAT],
+    );
+    expect(await rm.unreadMessages(inst, CHAT, { limit: 10 })).toEqual([]);
+    expect((await rm.listMessages(inst, CHAT, q())).map((m) => m.ackName)).toEqual(["READ", "READ"]);
+    chats = await rm.listChats(inst, chatQ);
+    expect(chats[0]!.view.unreadCount).toBe(0);
+
+    await rm.markUnread(inst, CHAT);
+    expect(await rm.getChat(inst, CHAT)).toMatchObject({ unreadCount: 1, markedUnread: true });
+    // Our reply reads the chat.
+    const reply = inbound({ text: "ok", timestamp: 1_767_225_800, fromMe: true });
+    await rm.record(inst, "message.any", reply.payload, { networkId: reply.networkId });
+    expect(await rm.getChat(inst, CHAT)).toMatchObject({ unreadCount: 0, markedUnread: false });
+  });
+
+  it("storage switched off: nothing stored, reads answer empty", async () => {
+    const off = instance({ messages: false, chats: false });
+    const m = inbound({ text: "não guarde", timestamp: 1_767_225_600 });
+    await rm.record(off, "message", m.payload, { networkId: m.networkId });
+    await rm.ack(off, m.networkId, "read");
+    expect(await platform.redis.exists(rm.messageKey(off.id, m.networkId), rm.chatKey(off.id, CHAT))).toBe(0);
+    expect(await rm.listMessages(off, CHAT, q())).toEqual([]);
+    expect(await rm.listChats(off, chatQ)).toEqual([]);
+
+    // Turned off after storing: reads answer empty too.
+    const on = instance();
+    await rm.record(on, "message", m.payload, { networkId: m.networkId });
+    expect(await rm.listMessages(on, CHAT, q())).toHaveLength(1);
+    const later = { ...on, settings: { ...on.settings, storage: { ...on.settings.storage, messages: false } } };
+    expect(await rm.listMessages(later, CHAT, q())).toEqual([]);
+    expect(await rm.getMessage(later, CHAT, m.payload.id, { merge: true, downloadMedia: false })).toBe(null);
+    // Chats alone still listed, with the last message as summarized.
+    const [chat] = await rm.listChats(later, chatQ);
+    expect(chat!.view.lastMessage).toMatchObject({ id: m.payload.id, body: "não guarde", fromMe: false });
+  });
+});
