@@ -93,6 +93,17 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/queue/resume", "post"],
   ["/instances/{instanceId}/queue/{queueId}", "get"],
   ["/instances/{instanceId}/queue/{queueId}", "delete"],
+  // Chats (spec 4.5)
+  ["/instances/{instanceId}/chats", "get"],
+  ["/instances/{instanceId}/chats/overview", "get"],
+  ["/instances/{instanceId}/chats/overview", "post"],
+  ["/instances/{instanceId}/chats/{chatId}/picture", "get"],
+  ["/instances/{instanceId}/chats/{chatId}/messages", "get"],
+  ["/instances/{instanceId}/chats/{chatId}/messages/read", "post"],
+  ["/instances/{instanceId}/chats/{chatId}/messages/{messageId}", "get"],
+  ["/instances/{instanceId}/chats/{chatId}/messages/{messageId}", "put"],
+  ["/instances/{instanceId}/chats/{chatId}/messages/{messageId}", "delete"],
+  ["/instances/{instanceId}/chats/{chatId}/unread", "post"],
 ];
 
 let gw: TestGateway;

@@ -339,9 +339,9 @@ describe("chats", () => {
     expect(unread.map((u) => u.id)).toEqual([a2.payload.id, a1.payload.id]);
     expect((await rm.unreadMessages(inst, CHAT, { limit: 1 })).map((u) => u.id)).toEqual([a2.payload.id]);
     await rm.markRead(
-      inst.id,
+      inst,
       unread.map((u) => u.networkId),
-      [CHAT],
+      CHAT,
     );
     expect(await rm.unreadMessages(inst, CHAT, { limit: 10 })).toEqual([]);
     expect((await rm.listMessages(inst, CHAT, q())).map((m) => m.ackName)).toEqual(["READ", "READ"]);

@@ -522,8 +522,10 @@ export class ReadModel {
     );
   }
 
-  /** Received messages read by this account (`POST …/messages/read`): ack READ; the chats' unread cleared. */
-  async markRead(instanceId: string, networkIds: string[], chatIds: string[]): Promise<void> {
+  /** Received messages read by this account (`POST …/messages/read`): ack READ; the chat's unread cleared. */
+  async markRead(instance: Instance, networkIds: string[], chatId: string): Promise<void> {
+    const instanceId = instance.id;
+    const chatIds = instance.settings.storage.chats ? await this.chatDocIds(instanceId, chatId) : [];
     const pipeline = this.redis.pipeline();
     const p = pipeline as unknown as Scripts<unknown>;
     for (const id of networkIds) p.gwRmRaise(this.messageKey(instanceId, id), String(ACK.READ));
@@ -734,7 +736,7 @@ export class ReadModel {
     instance: Instance,
     chatId: string,
     opts: { limit: number; sinceSeconds?: number },
-  ): Promise<{ id: string; networkId: string; chatId: string }[]> {
+  ): Promise<{ id: string; networkId: string; chatId: string; storedId: string }[]> {
     if (!instance.settings.storage.messages) return [];
     const { ids } = await this.chatFamily(instance.id, chatId);
     let query = `${tagQuery(
@@ -744,7 +746,17 @@ export class ReadModel {
     if (opts.sinceSeconds !== undefined) query += ` @sortKey:[${opts.sinceSeconds * 1000} +inf]`;
     const docs = await this.search(query, "desc", 0, opts.limit);
     const views = await this.views(instance, docs, false);
-    return views.map((v, i) => ({ id: v.id, networkId: docs[i]!.networkId, chatId: docs[i]!.chatId }));
+    return views.map((v, i) => {
+      const d = docs[i]!;
+      // The id as the network knows the chat (a lid-era message is read in its lid chat).
+      const storedId = formatMessageId({
+        fromMe: d.fromMe,
+        chatId: d.chatId,
+        id: d.networkId,
+        ...(d.participant ? { participant: d.participant } : {}),
+      });
+      return { id: v.id, networkId: d.networkId, chatId: d.chatId, storedId };
+    });
   }
 
   private async search(query: string, order: "asc" | "desc", offset: number, limit: number): Promise<MessageDoc[]> {

@@ -276,6 +276,9 @@ export class SessionManager implements SessionApi {
       case "ack": {
         const instance = await this.platform.instanceCache.get(instanceId);
         if (!instance) return;
+        await this.platform.readModel
+          .ack(instance, event.id, event.status)
+          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
         await this.platform.events.publish(instance, "message.ack", {
           id: formatMessageId({ fromMe: true, chatId: event.chatId, id: event.id }),
           chatId: event.chatId,
@@ -316,6 +319,13 @@ export class SessionManager implements SessionApi {
         content: m.content,
       });
     }
+    await this.platform.readModel
+      .record(instance, out.kind, out.payload, {
+        networkId: m.id,
+        targetId: m.targetId ?? null,
+        content: m.content ?? null,
+      })
+      .catch((err) => this.opts.log.error({ err, instanceId }, "storing a message failed"));
     if (out.kind !== "message") {
       await events.publish(instance, out.kind, out.payload);
       return;
@@ -473,6 +483,13 @@ export class SessionManager implements SessionApi {
           content,
         }),
         event ? this.platform.events.publish(instance, event.kind, event.payload) : null,
+        event
+          ? this.platform.readModel.record(instance, event.kind, event.payload, {
+              networkId: result.id,
+              targetId: "targetId" in content ? content.targetId : null,
+              content,
+            })
+          : null,
       ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
     }
     return result;

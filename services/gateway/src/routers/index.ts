@@ -2,6 +2,7 @@ import { mergeRouters, router } from "../trpc/init.ts";
 import { adminAccountsRouter } from "./admin/accounts.ts";
 import { adminInstancesRouter } from "./admin/instances.ts";
 import { chatBasicsRouter } from "./chat-basics.ts";
+import { chatsRouter } from "./chats.ts";
 import { instanceRouter } from "./instance.ts";
 import { messagesRouter } from "./messages.ts";
 import { queueRouter } from "./queue.ts";
@@ -18,6 +19,7 @@ export const appRouter = router({
     chatBasicsRouter,
     messagesRouter,
     queueRouter,
+    chatsRouter,
   ),
   admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter }),
 });
