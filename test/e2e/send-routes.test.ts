@@ -252,13 +252,17 @@ describe("text", () => {
     expect(events).toHaveLength(1);
   });
 
-  // PRODUCT BUG (services/session/src/manager.ts `send` + services/sending/src/sender.ts): reusing
-  // a client `id` with *other* content (text "a" with id X, then an image with id X) answers
-  // 201 `sent` although simnet delivered nothing (it returned the first message), publishes a
-  // `message.any` of type image that never reached anyone, and overwrites the stored copy: a
-  // later forward of X then sends the image. Expected: the second request refused (422
-  // validation_error on `id`, "id já usado") or at least the stored message left alone.
-  it.todo("reusing a client id with other content is refused and does not replace the stored message");
+  it("reusing a client id with other content is refused and does not replace the stored message", async () => {
+    const first = await send("text", { phone: b.phone, text: "original", id: "routes-reuse-0001" });
+    const res = await post("image", {
+      phone: b.phone,
+      id: "routes-reuse-0001",
+      file: { data: PNG.toString("base64"), mimetype: "image/png" },
+    });
+    expect((await expectError(res, 422, "validation_error")).error.details).toHaveProperty("id");
+    const fwd = await send("forward", { phone: e.phone, messageId: first.id }, `${e.phone}@c.us`);
+    expect((await sentAs(fwd.id)).message).toMatchObject({ type: "text", text: "original" });
+  });
 
   it("mentions and reply_to (by API id and by bare network id) reach the contact as network ids", async () => {
     const first = await send("text", { phone: b.phone, text: "primeira" });
@@ -713,14 +717,19 @@ describe("reactions and read receipts", () => {
 });
 
 describe("events", () => {
-  // PRODUCT BUG (services/session/src/events/sent.ts `sentEvent`): `message.any` of a sent message
-  // always has `chatName: null` and `chatLid: null` (and `from.lid: null` for the account itself,
-  // whose lid the provider knows from `open`). Spec 1 rule 7: "For a contact they are the contact's
-  // name (address-book name, else profile name) and picture, including messages sent by the
-  // account"; for a group its subject. Here the contact is registered in simnet with pushName
-  // "Bia" and the group with subject "Time", yet chatName comes null. Needs a contact/group name
-  // lookup in the pod, so not a one-liner.
-  it.todo("message.any of a sent message names the chat (chatName = contact pushName / group subject)");
+  it("message.any of a sent message names the chat: the contact's name once seen, a group's subject", async () => {
+    // The contact's profile name becomes known when it writes (no address book on simnet).
+    await c.sim("POST", `/simnet/phones/${b.phone}/send`, { to: a.phone, message: { type: "text", text: "oi" } });
+    await until(async () => (await c.events(a.id, "message")).some((ev) => ev.payload.chatName === "Bia"), "b writes");
+    const out = await send("text", { phone: b.phone, text: "com nome" });
+    expect(await anyEventOf(out.id)).toMatchObject({ chatName: "Bia", chatId: `${b.phone}@c.us` });
+    const group = await expectJson<{ id: string }>(
+      await c.sim("POST", "/simnet/groups", { subject: "Nomeado", participants: [a.phone, b.phone] }),
+      201,
+    );
+    const g = await send("text", { chatId: group.id, text: "olá grupo" }, group.id);
+    expect(await anyEventOf(g.id)).toMatchObject({ chatName: "Nomeado", isGroup: true });
+  });
 
   it("message.ack goes sent → delivered → read with the send response's id (contact reads on its own)", async () => {
     const out = await send("text", { phone: d.phone, text: "autoRead" }, `${d.phone}@c.us`);
@@ -793,17 +802,15 @@ describe("chats", () => {
     await expectError(await post("text", { chatId: announce.id, text: "posso?" }), 422, "network_rejected");
   });
 
-  // PRODUCT BUG (services/session/src/events/sent.ts + manager.ts `send`, and the ack path in
-  // manager.ts `onEvent`): spec 1 rule 3 — "whenever the number behind an @lid is known, the
-  // service rewrites it to the @c.us form in event chatId, from.id, message ids (id, ... messageId
-  // of acks)" and rule 4 puts the LID in `chatLid`. Sending to b's lid (`<digits>@lid`, b's number
-  // is visible: simnet check-exists answers both) gives message.any
-  // {"id":"true_<lid>@lid_3EB0…","chatId":"<lid>@lid","chatLid":null,...} and message.ack events
-  // with the same @lid id/chatId, instead of `true_5531961110002@c.us_3EB0…`,
-  // chatId `5531961110002@c.us`, chatLid `<lid>@lid` — even after the instance has received
-  // messages from b (inbound events already rewrite through platform.identity; the sent path and
-  // the ack path do not use it).
-  it.todo("a send to a known contact's @lid is announced (message.any, message.ack) under its @c.us id");
+  it("a send to a known contact's @lid is announced (response, message.any, message.ack) under its @c.us id", async () => {
+    // The number check reveals b's lid: the instance learns the pair.
+    const found = await expectJson<{ lid: string }>(await call(`/contacts/check-exists?phone=${b.phone}`), 200);
+    expect(found.lid).toMatch(/@lid$/);
+    const out = await send("text", { chatId: found.lid, text: "pelo lid" });
+    expect(out.chatId).toBe(`${b.phone}@c.us`);
+    expect(await anyEventOf(out.id)).toMatchObject({ chatId: `${b.phone}@c.us`, chatLid: found.lid });
+    await until(async () => (await ackStatuses(out.id)).includes("delivered"), "ack by number");
+  });
 
   it("a number with no account → 422 network_rejected, nothing sent", async () => {
     const before = (await sentList(a.phone)).length;

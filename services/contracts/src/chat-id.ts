@@ -44,7 +44,8 @@ export const chatFields = {
  * is an `ApiError("validation_error")` with `details.chatId`.
  */
 export function chatOf(input: { chatId?: string | undefined; phone?: string | undefined }): string | null {
-  const raw = input.chatId ?? input.phone;
+  // An empty chatId does not hide a given phone (its alias).
+  const raw = input.chatId?.trim() ? input.chatId : input.phone;
   if (raw === undefined || raw.trim() === "") return null;
   const id = normalizeChatId(raw);
   if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: chatIdMessage });

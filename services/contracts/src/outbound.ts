@@ -90,6 +90,12 @@ export const sendOptionsSchema = z.object({
   mentions: z.array(z.string()).optional(),
   /** Our own message id: retries with the same id never send twice. */
   id: z.string().optional(),
+  /**
+   * The id derives from a queue item or an Idempotency-Key: a message already sent under it is
+   * this very send (its media may have been fetched again). Without it, a stored message with
+   * the same id and other content is a conflict.
+   */
+  derivedId: z.boolean().optional(),
   forwarded: z.boolean().optional(),
 });
 export type SendOptions = z.infer<typeof sendOptionsSchema>;

@@ -8,6 +8,7 @@ import type { Keys } from "./keys.ts";
  */
 export class IdentityMap {
   private readonly memo = new Map<string, Map<string, string>>();
+  private readonly names = new Map<string, string>();
 
   constructor(
     private readonly redis: Redis,
@@ -28,7 +29,31 @@ export class IdentityMap {
     const m = this.local(instanceId);
     if (m.get(lid) === phone) return;
     m.set(lid, phone);
-    await this.redis.hset(this.k.lidMap(instanceId), lid, phone);
+    await this.redis
+      .multi()
+      .hset(this.k.lidMap(instanceId), lid, phone)
+      .hset(this.k.phoneLidMap(instanceId), phone, lid)
+      .exec();
+  }
+
+  /** The lid of a number (digits), when learnt. */
+  async lidOf(instanceId: string, phone: string): Promise<string | null> {
+    return this.redis.hget(this.k.phoneLidMap(instanceId), phone);
+  }
+
+  /** Records the name of a chat as the network showed it (contact's name, group subject). */
+  async learnName(instanceId: string, chatId: string, name: string): Promise<void> {
+    const key = `${instanceId}\u0000${chatId}`;
+    if (this.names.get(key) === name) return;
+    this.names.set(key, name);
+    if (this.names.size > 50_000) this.names.delete(this.names.keys().next().value!);
+    await this.redis.hset(this.k.chatNames(instanceId), chatId, name);
+  }
+
+  async nameOf(instanceId: string, chatId: string): Promise<string | null> {
+    const hit = this.names.get(`${instanceId}\u0000${chatId}`);
+    if (hit) return hit;
+    return this.redis.hget(this.k.chatNames(instanceId), chatId);
   }
 
   /** The number (digits) behind a lid, or null. */
@@ -41,12 +66,10 @@ export class IdentityMap {
     return phone;
   }
 
-  /** The lid behind a number (digits), or null (reads by number merge LID history). */
+  /** The lids behind a number (digits) (reads by number merge LID history). */
   async lidsOf(instanceId: string, phone: string): Promise<string[]> {
-    const all = await this.redis.hgetall(this.k.lidMap(instanceId));
-    return Object.entries(all)
-      .filter(([, p]) => p === phone)
-      .map(([lid]) => lid);
+    const lid = await this.lidOf(instanceId, phone);
+    return lid ? [lid] : [];
   }
 
   /** `x@lid` → `<phone>@c.us` when known; anything else unchanged. */

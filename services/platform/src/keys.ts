@@ -49,6 +49,10 @@ export function keys(prefix: string) {
     readPendingAck: (instanceId: string, networkId: string) => `${prefix}rack:${instanceId}:${networkId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */
     lidMap: (instanceId: string) => `${prefix}lid:${instanceId}`,
+    /** HASH phone digits → lid (the reverse of lidMap). */
+    phoneLidMap: (instanceId: string) => `${prefix}lidrev:${instanceId}`,
+    /** HASH chatId → name as the network showed it (contact name, group subject). */
+    chatNames: (instanceId: string) => `${prefix}chatnames:${instanceId}`,
     /** Idempotency-Key records of send routes (24 h). */
     idempotency: (instanceId: string, keyHash: string) => `${prefix}idem:${instanceId}:${keyHash}`,
     /** Free-trial message counter of one UTC day. */

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { OutboundContent } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
@@ -18,6 +19,13 @@ export interface StoredMessage {
   content: OutboundContent;
   /** False when the content had media whose bytes were not kept. */
   mediaKept: boolean;
+  /** sha256 of the content as sent: a retry with the same id must carry the same content. */
+  contentHash?: string;
+}
+
+/** The hash a retry under the same message id is compared with. */
+export function contentHash(content: OutboundContent): string {
+  return createHash("sha256").update(JSON.stringify(content)).digest("base64url");
 }
 
 /**
@@ -33,13 +41,14 @@ export class MessageStore {
 
   async save(instanceId: string, message: Omit<StoredMessage, "mediaKept">): Promise<void> {
     let content = message.content;
+    const hash = message.contentHash ?? contentHash(content);
     let mediaKept = true;
     const media = "media" in content ? content.media : undefined;
     if (media && media.data.length * 0.75 > MESSAGE_MEDIA_KEEP_MAX) {
       content = { ...content, media: { ...media, data: "" } } as OutboundContent;
       mediaKept = false;
     }
-    const doc: StoredMessage = { ...message, content, mediaKept };
+    const doc: StoredMessage = { ...message, content, mediaKept, contentHash: hash };
     await this.redis.set(this.k.message(instanceId, message.id), JSON.stringify(doc), "PX", MESSAGE_KEEP_MS);
   }
 

@@ -44,7 +44,10 @@ export class Sender {
     const owner = await this.sessions.owner(instance.id);
     const chatId = await this.resolver.resolve(owner, instance.id, composed.chatId);
     const options = { ...composed.options };
-    if (!options.id && opts.networkId) options.id = opts.networkId;
+    if (!options.id && opts.networkId) {
+      options.id = opts.networkId;
+      options.derivedId = true;
+    }
     const result = await owner.send(instance.id, chatId, composed.content, options);
     const resultChat = result.chatId || chatId;
     return {

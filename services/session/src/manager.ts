@@ -18,6 +18,7 @@ import {
 } from "@gw/contracts";
 import {
   AuthStateStore,
+  contentHash,
   extensionOf,
   type Logger,
   MESSAGE_MEDIA_KEEP_MAX,
@@ -279,9 +280,11 @@ export class SessionManager implements SessionApi {
         await this.platform.readModel
           .ack(instance, event.id, event.status)
           .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
+        // Acks may name the chat by lid: shown by number when known (spec 1 rule 3).
+        const ackChat = (await this.platform.identity.rewrite(instanceId, event.chatId)) ?? event.chatId;
         await this.platform.events.publish(instance, "message.ack", {
-          id: formatMessageId({ fromMe: true, chatId: event.chatId, id: event.id }),
-          chatId: event.chatId,
+          id: formatMessageId({ fromMe: true, chatId: ackChat, id: event.id }),
+          chatId: ackChat,
           status: event.status,
           timestamp: event.timestamp,
           ...(event.error ? { error: { message: event.error } } : {}),
@@ -308,6 +311,8 @@ export class SessionManager implements SessionApi {
       avatarUrl: (chatId) => mediaLinks.avatar(instanceId, chatId),
       quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
     });
+    // The chat's name as the network shows it: sent messages' events carry it too (rule 7).
+    if (m.chatName) await identity.learnName(instanceId, out.chatId, m.chatName);
     if (out.kind === "message" && m.content) {
       const participant = m.isGroup && !m.fromMe ? (out.payload.from as { id: string }).id : undefined;
       await messages.save(instanceId, {
@@ -460,27 +465,56 @@ export class SessionManager implements SessionApi {
    * its `message.any` (or reaction/edit/revoke) event. The network's own `sent` ack follows as
    * `message.ack` from the provider.
    */
-  async send(instanceId: string, chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult> {
+  async send(
+    instanceId: string,
+    chatId: string,
+    content: OutboundContent,
+    options: SendOptions = {},
+  ): Promise<SendResult> {
     const held = this.need(instanceId);
-    const result = await held.session.send(chatId, content, options);
+    const { messages, identity, mediaLinks } = this.platform;
+    const hash = contentHash(content);
+    if (options.id) {
+      // A message already sent under this id: the same send again answers what it answered
+      // (nothing is sent or announced twice); other content under a used id is a conflict.
+      const prior = await messages.get(instanceId, options.id);
+      if (prior) {
+        if (prior.fromMe && (options.derivedId || prior.contentHash === hash)) {
+          return { id: prior.id, chatId: prior.chatId, timestamp: prior.timestamp };
+        }
+        throw new ApiError("validation_error", "Campos inválidos.", { id: "este id já foi usado por outra mensagem" });
+      }
+    }
+    const raw = await held.session.send(chatId, content, options);
+    // Spec 1 rule 3: a lid whose number is known is shown as the number (the lid in chatLid).
+    const sentTo = raw.chatId || chatId;
+    const shown = (await identity.rewrite(instanceId, sentTo)) ?? sentTo;
+    const result: SendResult = { ...raw, chatId: shown };
     const instance = await this.platform.instanceCache.get(instanceId);
     if (instance) {
-      const event = sentEvent(instance, chatId, content, options ?? {}, result, (id) =>
-        this.platform.mediaLinks.avatar(instanceId, id),
-      );
+      const chatLid = sentTo.endsWith("@lid")
+        ? sentTo
+        : shown.endsWith("@c.us")
+          ? await identity.lidOf(instanceId, shown.split("@")[0]!)
+          : null;
+      const event = sentEvent(instance, shown, content, options, result, (id) => mediaLinks.avatar(instanceId, id), {
+        chatLid,
+        chatName: await this.chatName(instanceId, held, shown),
+      });
       const media = "media" in content ? content.media : undefined;
       if (event && media && event.payload.media && media.data.length * 0.75 <= MESSAGE_MEDIA_KEEP_MAX) {
         const ext = extensionOf(media.mimetype, media.filename);
-        const url = this.platform.mediaLinks.sign(`/v1/files/${instanceId}/${String(event.payload.id)}.${ext}`);
+        const url = mediaLinks.sign(`/v1/files/${instanceId}/${String(event.payload.id)}.${ext}`);
         event.payload.media = { ...(event.payload.media as object), url };
       }
       await Promise.all([
-        this.platform.messages.save(instanceId, {
+        messages.save(instanceId, {
           id: result.id,
-          chatId: result.chatId || chatId,
+          chatId: shown,
           fromMe: true,
           timestamp: result.timestamp,
           content,
+          contentHash: hash,
         }),
         event ? this.platform.events.publish(instance, event.kind, event.payload) : null,
         event
@@ -496,7 +530,21 @@ export class SessionManager implements SessionApi {
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {
-    return this.need(instanceId).session.checkExists(phone);
+    const found = await this.need(instanceId).session.checkExists(phone);
+    // What the number check reveals about privacy ids is kept (spec 1 rule 3).
+    if (found.exists && found.lid && found.chatId) {
+      await this.platform.identity.learn(instanceId, found.lid, found.chatId.split("@")[0]!).catch(() => {});
+    }
+    return found;
+  }
+
+  /** A chat's name as learnt from its messages, else as the provider tells it (a group's subject). */
+  private async chatName(instanceId: string, held: Held, chatId: string): Promise<string | null> {
+    const known = await this.platform.identity.nameOf(instanceId, chatId);
+    if (known || !held.session.chatTitle) return known;
+    const name = await held.session.chatTitle(chatId).catch(() => null);
+    if (name) await this.platform.identity.learnName(instanceId, chatId, name);
+    return name;
   }
 
   async markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void> {

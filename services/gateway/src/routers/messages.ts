@@ -111,8 +111,13 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
       }
       if (req.route === "template" && ctx.instance.kind === "standard") throw new ApiError("official_api_only");
       const chatId = await queuedChat(ctx, req);
-      await sending.trial.take(ctx.instance);
-      return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId) };
+      const giveBack = await sending.trial.take(ctx.instance);
+      try {
+        return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId) };
+      } catch (err) {
+        await giveBack?.(); // queue_full: nothing was accepted
+        throw err;
+      }
     }
     const refund = await sending.trial.take(ctx.instance);
     try {
@@ -133,9 +138,10 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
   return answer.body as z.infer<typeof sendOutput>;
 }
 
+// The vote's answer first: zod takes the first match, and the plain one would strip `success`.
 const sendOutput = z.union([
-  sendResponseSchema,
   sendResponseSchema.extend({ success: z.literal(true) }),
+  sendResponseSchema,
   queueItemSchema,
 ]);
 
@@ -197,11 +203,14 @@ export const messagesRouter = router({
     .output(z.object({}))
     .mutation(async ({ ctx, input }) => {
       const given = chatOf(input);
-      const ids = [...(input.messageId ? [input.messageId] : []), ...(input.messageIds ?? [])];
+      const ids: [string, string][] = [
+        ...(input.messageId ? [[input.messageId, "messageId"] as [string, string]] : []),
+        ...(input.messageIds ?? []).map((v): [string, string] => [v, "messageIds"]),
+      ];
       if (ids.length === 0) return {};
       const byChat = new Map<string, string[]>();
-      for (const value of ids) {
-        const ref = await resolveRef(ctx.instance.id, value, "messageIds", ctx.platform.messages);
+      for (const [value, field] of ids) {
+        const ref = await resolveRef(ctx.instance.id, value, field, ctx.platform.messages);
         const chatId = ref.chatId ?? given;
         if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
         byChat.set(chatId, [...(byChat.get(chatId) ?? []), ref.apiId ?? ref.id]);

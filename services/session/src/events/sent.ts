@@ -77,6 +77,7 @@ export function sentEvent(
   options: SendOptions,
   result: SendResult,
   avatarUrl: (chatId: string) => string,
+  chat: { chatLid: string | null; chatName: string | null } = { chatLid: null, chatName: null },
 ): {
   kind: "message.any" | "message.reaction" | "message.edited" | "message.revoked";
   payload: Record<string, unknown>;
@@ -111,8 +112,8 @@ export function sentEvent(
     kind: "message.any",
     payload: {
       ...base,
-      chatLid: null,
-      chatName: null,
+      chatLid: chat.chatLid,
+      chatName: chat.chatName,
       chatPicture: avatarUrl(base.chatId),
       type: payloadType(content),
       text: textOf(content),

@@ -57,6 +57,8 @@ export interface ProviderSession {
   markRead(chatId: string, messageIds: string[]): Promise<void>;
   /** Presence: typing/recording/paused in a chat, or available/unavailable for the account. */
   presence(state: PresenceState, chatId?: string): Promise<void>;
+  /** A chat's name when the provider can tell it without a message from it (a group's subject); optional. */
+  chatTitle?(chatId: string): Promise<string | null>;
   /** The profile picture of a contact or group (base64 + mimetype), or null when none is visible. */
   picture(chatId: string): Promise<Picture | null>;
 }

@@ -18,6 +18,7 @@ import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
 import { backoffMs } from "./backoff.ts";
 import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
+import { simError } from "./sim-errors.ts";
 import { type SimMessageFrame, simInbound } from "./sim-inbound.ts";
 
 type Creds = { deviceId: string; secret: string };
@@ -29,22 +30,6 @@ type ServerFrame =
   | { type: "response"; id: string; ok: false; error: { code: string; message: string } }
   | { type: "close"; reason: string; message?: string }
   | { type: string; [k: string]: unknown };
-
-/** simnet error codes → the spec's. */
-const ERROR_MAP: Record<string, ErrorCode> = {
-  too_many_attempts: "too_many_attempts",
-  not_pairing: "instance_not_connected",
-  not_open: "instance_not_connected",
-  invalid_passkey: "validation_error",
-  not_on_network: "network_rejected",
-  network_rejected: "network_rejected",
-  restricted: "network_rejected",
-  invalid_target: "network_rejected",
-  not_found: "network_rejected",
-  wrong_number: "network_rejected",
-  bad_request: "validation_error",
-  validation_error: "validation_error",
-};
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const ACK_STATUSES = new Set<string>(["sent", "delivered", "read", "played", "failed"]);
@@ -74,7 +59,7 @@ class SimSession implements ProviderSession {
   private me: AccountInfo | null = null;
   private readonly pending = new Map<
     string,
-    { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout }
+    { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; op: string; args: unknown }
   >();
 
   constructor(
@@ -144,7 +129,7 @@ class SimSession implements ProviderSession {
   }
 
   async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    const { quotedId, id, forwarded } = options;
+    const { quotedId, id, forwarded } = options; // derivedId and quotedApiId are ours, not the network's
     let mentions = options.mentions;
     if (mentions?.includes("all")) {
       // `["all"]` (spec 4.4): every participant of the group, as the network wants them listed.
@@ -166,6 +151,12 @@ class SimSession implements ProviderSession {
     // API ids (`{fromMe}_{chatId}_{id}`) or bare network ids: simnet knows the network's.
     const ids = messageIds.map((v) => parseMessageId(v)?.id ?? v);
     if (ids.length > 0) await this.request("read", { ids });
+  }
+
+  async chatTitle(chatId: string): Promise<string | null> {
+    if (!chatId.endsWith("@g.us")) return null;
+    const group = (await this.request("group-metadata", { groupId: chatId })) as { subject?: string };
+    return group.subject ?? null;
   }
 
   async picture(chatId: string): Promise<Picture | null> {
@@ -260,8 +251,8 @@ class SimSession implements ProviderSession {
         clearTimeout(p.timer);
         if (f.ok) p.resolve(f.result);
         else {
-          const code = ERROR_MAP[f.error?.code ?? ""] ?? "network_error";
-          p.reject(new ApiError(code, f.error?.message));
+          if (f.error?.message) this.ctx.log.debug({ op: p.op, error: f.error }, "simnet refused");
+          p.reject(simError(p.op, p.args, f.error?.code));
         }
         return;
       }
@@ -369,7 +360,7 @@ class SimSession implements ProviderSession {
         this.pending.delete(id);
         reject(new ApiError("network_timeout"));
       }, REQUEST_TIMEOUT_MS);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { resolve, reject, timer, op, args });
       ws.send(JSON.stringify({ type: "request", id, op, args }));
     });
   }

@@ -1,0 +1,69 @@
+import { ApiError, type ErrorCode } from "@gw/contracts";
+
+/** simnet error codes → the spec's. */
+const CODE: Record<string, ErrorCode> = {
+  too_many_attempts: "too_many_attempts",
+  not_pairing: "instance_not_connected",
+  not_open: "instance_not_connected",
+  invalid_passkey: "validation_error",
+  not_on_network: "network_rejected",
+  network_rejected: "network_rejected",
+  restricted: "network_rejected",
+  invalid_target: "network_rejected",
+  not_found: "network_rejected",
+  wrong_number: "network_rejected",
+  bad_request: "validation_error",
+  validation_error: "validation_error",
+};
+
+/** The request field a refusal is about, by the operation and the content it carried. */
+function fieldOf(op: string, args: unknown, code: string): string {
+  const content = (args as { message?: { type?: string } } | undefined)?.message;
+  if (op === "send" && (code === "invalid_target" || code === "validation_error")) {
+    switch (content?.type) {
+      case "reaction":
+      case "edit":
+      case "revoke":
+        return "messageId";
+      case "poll_vote":
+        return code === "invalid_target" ? "pollMessageId" : "votes";
+      case "event_response":
+        return "eventId";
+    }
+  }
+  if (op === "pairing-code") return "phone";
+  if (op === "passkey" || op === "passkey-confirmation" || op === "passkey-confirm") return "passkey";
+  return "chatId";
+}
+
+/** Portuguese texts of simnet's refusals (spec 7: `message` in Portuguese, `details` per field). */
+const TEXT: Record<string, [message: string, detail: string]> = {
+  not_on_network: ["O número não tem conta na rede de mensagens.", "número sem conta na rede"],
+  network_rejected: ["A rede de mensagens recusou: sem permissão nesta conversa.", "sem permissão (grupo ou conversa)"],
+  restricted: [
+    "A conta não pode iniciar novas conversas agora (restrição da rede: limite ou bloqueio temporário).",
+    "novas conversas restritas; veja GET /capping e GET /timelock",
+  ],
+  invalid_target: ["A mensagem indicada não existe para a rede.", "mensagem desconhecida ou não pertence a você"],
+  not_found: ["A rede não encontrou o destino.", "destino desconhecido"],
+  wrong_number: [
+    "O número não é o registrado na rede (tente sem o nono dígito).",
+    "use o número como registrado na rede",
+  ],
+  validation_error: ["A rede recusou o conteúdo.", "conteúdo inválido para a rede"],
+  bad_request: ["A rede recusou a requisição.", "valor inválido"],
+  invalid_passkey: ["Passkey inválida.", "asserção inválida"],
+  too_many_attempts: ["Muitas tentativas de código de pareamento. Aguarde alguns minutos.", "tente mais tarde"],
+  not_pairing: ["A instância não está aguardando pareamento.", "sem pareamento em andamento"],
+  not_open: ["A instância não está conectada à rede.", "desconectada"],
+};
+
+/** A simnet refusal as the spec's error; simnet's own (English) text goes to the logs only. */
+export function simError(op: string, args: unknown, code: string | undefined): ApiError {
+  const c = code ?? "";
+  const spec = CODE[c] ?? "network_error";
+  const text = TEXT[c];
+  if (!text) return new ApiError(spec);
+  if (spec === "instance_not_connected" || spec === "too_many_attempts") return new ApiError(spec, text[0]);
+  return new ApiError(spec, text[0], { [fieldOf(op, args, c)]: text[1] });
+}
