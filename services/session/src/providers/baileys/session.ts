@@ -10,10 +10,13 @@ import {
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
-  BufferJSON,
+  type BaileysEventMap,
   type ConnectionState,
   isJidGroup,
+  jidNormalizedUser,
   makeWASocket,
+  normalizeMessageContent,
+  proto,
   type UserFacingSocketConfig,
   type WABrowserDescription,
   type WAMessage,
@@ -25,6 +28,7 @@ import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../co
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { mapNetworkError } from "./errors.ts";
+import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
 import {
   brazilianAlternative,
   isBareMessageId,
@@ -83,6 +87,9 @@ export interface BaileysSessionOptions {
   lidLookupTimeoutMs?: number;
 }
 
+/** How long a message waits for its group's subject (`chatName`) when the group is new to us. */
+const GROUP_NAME_TIMEOUT_MS = 5_000;
+
 const PASSKEY_MESSAGE =
   "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
 const PAIRING_METHOD_MESSAGE =
@@ -132,6 +139,19 @@ class BaileysSession implements ProviderSession {
   private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
   /** Participant JIDs per group for `mentions: ["all"]`; dropped when the group changes. */
   private readonly groupParticipantsCache = new BoundedCache(200, 5 * 60_000);
+  /**
+   * Messages already reported (or our own API sends, reported by the manager), by
+   * `m:{fromMe}:{id}`, and edits by `e:{targetId}:{seconds}`: offline replays, placeholder
+   * resends and the derived `messages.reaction` / `messages.update` events are dropped here.
+   */
+  private readonly seen = new BoundedCache(10_000, 6 * 60 * 60_000);
+  /** Group subjects (`chatName`), refreshed by `groups.update`; failed lookups wait a while before the next. */
+  private readonly groupSubjects = new BoundedCache(500, 30 * 60_000);
+  private readonly groupSubjectMisses = new BoundedCache(500, 2 * 60_000);
+  /** Contact names by user JID (PN and LID): address-book name, else profile name (contacts events, push names). */
+  private readonly contactNames = new BoundedCache(5_000, 24 * 60 * 60_000);
+  /** Inbound messages and acks, one at a time in arrival order. */
+  private inboundChain: Promise<void> = Promise.resolve();
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -310,6 +330,9 @@ class BaileysSession implements ProviderSession {
     return this.call("send", async () => {
       const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
+      // Before Baileys echoes it back as an `append` upsert (emitOwnEvents, on a later tick):
+      // the manager announces API sends itself.
+      if (sent?.key.id) this.seen.set(`m:1:${sent.key.id}`, true);
       const id = sent?.key.id;
       if (!sent || !id) throw new ApiError("network_error");
       const result = {
@@ -319,7 +342,7 @@ class BaileysSession implements ProviderSession {
       };
       // Kept for Baileys' retries (getMessage), quotes and reactions by bare id.
       await this.ctx.rawMessages
-        .save(id, JSON.stringify(sent, BufferJSON.replacer))
+        .save(id, storedForm(sent))
         .catch((err) => this.log.warn({ err }, "keeping the sent message failed"));
       // Baileys never reports the server's ack of a send (reference §5): it is ours to emit.
       this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
@@ -455,7 +478,7 @@ class BaileysSession implements ProviderSession {
     if (this.opts.loadMessage) return this.opts.loadMessage(key);
     if (!key.id) return undefined;
     const raw = await this.ctx.rawMessages.load(key.id);
-    return raw ? (JSON.parse(raw, BufferJSON.reviver) as WAMessage) : undefined;
+    return raw ? parseStoredMessage(raw) : undefined;
   }
 
   private async groupParticipants(sock: WASocket, jid: string): Promise<string[]> {
@@ -464,6 +487,7 @@ class BaileysSession implements ProviderSession {
     const metadata = await sock.groupMetadata(jid);
     const ids = metadata.participants.map((p) => p.id);
     this.groupParticipantsCache.set(jid, ids);
+    if (metadata.subject) this.groupSubjects.set(jid, metadata.subject);
     return ids;
   }
 
@@ -478,6 +502,194 @@ class BaileysSession implements ProviderSession {
     } catch (err) {
       this.log.debug({ err }, "LID lookup failed");
       return null;
+    }
+  }
+
+  // ── inbound ──────────────────────────────────────────────────────────────
+
+  private enqueueInbound(job: () => Promise<void>): void {
+    this.inboundChain = this.inboundChain.then(job).catch((err) => this.log.error({ err }, "inbound handler failed"));
+  }
+
+  private inboundLookups(sock: WASocket): InboundLookups {
+    return {
+      me: sock.authState.creds.me,
+      pnForLid: (lid) => this.pnForLid(sock, lid),
+      loadMessage: (id) => this.loadMessage({ id }),
+      chatName: (chat) => this.chatName(sock, chat),
+      onUndecrypted: (reason, key) =>
+        this.log.debug({ reason, id: key.id }, "poll vote / event response not decrypted"),
+    };
+  }
+
+  /**
+   * One message: mapped, kept in its own form (quotes, forwards and poll decryption find it by
+   * id) and reported once. `upsert` / `append`: from `messages.upsert` of that type; `derived`: rebuilt from `messages.reaction` / `messages.update` (same
+   * key as the upsert it came from, not kept); `derived-edit`: an edit rebuilt from
+   * `messages.update`, whose key is the edited message's, so only the edit marker dedupes it.
+   */
+  private async onInboundMessage(
+    sock: WASocket,
+    msg: WAMessage,
+    mode: "upsert" | "append" | "derived" | "derived-edit" = "upsert",
+  ): Promise<void> {
+    const key = msg.key;
+    if (!key?.id) return;
+    const idKey = mode === "derived-edit" ? null : `m:${key.fromMe ? 1 : 0}:${key.id}`;
+    const editKey = editMarker(msg);
+    // Our own API sends echoed back (emitOwnEvents, as `append`) are still PENDING; `send` marks them too.
+    const ownSend = mode === "append" && key.fromMe && msg.status === proto.WebMessageInfo.Status.PENDING;
+    if ((idKey && this.seen.get(idKey)) || (editKey && this.seen.get(editKey)) || ownSend) {
+      if (idKey) this.seen.set(idKey, true);
+      if (editKey) this.seen.set(editKey, true);
+      return;
+    }
+    let message: Awaited<ReturnType<typeof toInboundMessage>>;
+    try {
+      message = await toInboundMessage(msg, this.inboundLookups(sock));
+    } catch (err) {
+      this.log.warn({ err, id: key.id }, "could not map a received message");
+      return;
+    }
+    // Not marked when skipped: a decryption stub is followed by the content under the same key.
+    if (!message) return;
+    if (idKey) this.seen.set(idKey, true);
+    if (editKey) this.seen.set(editKey, true);
+    if (mode === "upsert" || mode === "append") {
+      await this.ctx.rawMessages
+        .save(key.id, storedForm(msg))
+        .catch((err) => this.log.warn({ err }, "keeping the received message failed"));
+    }
+    this.ctx.emit({ type: "message", message });
+  }
+
+  /**
+   * `messages.update`: acks of our messages; edits and revocations, which Baileys derives from a
+   * protocol message it upserted first (reported from there, so these only fill gaps). Calendar
+   * event answers (`eventResponses`) likewise come from an upserted `encEventResponseMessage`,
+   * which the mapping decrypts itself; they are not taken from here.
+   */
+  private async onMessageUpdates(sock: WASocket, updates: BaileysEventMap["messages.update"]): Promise<void> {
+    for (const { key, update } of updates) {
+      if (typeof update.status === "number") await this.onAck(sock, key, update);
+      const edited = update.message?.editedMessage?.message;
+      if (update.message === null && update.messageStubType === proto.WebMessageInfo.StubType.REVOKE && update.key) {
+        await this.onInboundMessage(
+          sock,
+          {
+            key: update.key,
+            message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE, key: { ...key } } },
+            messageTimestamp: update.messageTimestamp ?? null,
+          },
+          "derived",
+        );
+      } else if (edited && key.id) {
+        await this.onInboundMessage(
+          sock,
+          {
+            key,
+            message: {
+              protocolMessage: {
+                type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+                key: { ...key },
+                editedMessage: edited,
+              },
+            },
+            messageTimestamp: update.messageTimestamp ?? null,
+          },
+          "derived-edit",
+        );
+      }
+    }
+  }
+
+  /** `messages.reaction`: reported from the reaction's own upsert already; this fills gaps. */
+  private async onReactions(sock: WASocket, reactions: BaileysEventMap["messages.reaction"]): Promise<void> {
+    for (const { key, reaction } of reactions) {
+      if (!reaction.key?.id) continue;
+      const ms = secondsOf(reaction.senderTimestampMs);
+      await this.onInboundMessage(
+        sock,
+        {
+          key: reaction.key,
+          message: {
+            reactionMessage: { key, text: reaction.text ?? "", senderTimestampMs: reaction.senderTimestampMs },
+          },
+          messageTimestamp: ms ? Math.floor(ms / 1000) : null,
+        },
+        "derived",
+      );
+    }
+  }
+
+  /** A status change of one of our messages (spec 2.9). "sent" is ours to report (see `send`). */
+  private async onAck(sock: WASocket, key: WAMessageKey, update: Partial<WAMessage>): Promise<void> {
+    const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
+    if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") return;
+    this.ctx.emit({
+      type: "ack",
+      id: key.id,
+      // 1:1 receipts may name the chat by its LID although we sent to the number (reference §4).
+      chatId: await this.ackChatId(sock, key.remoteJid),
+      status,
+      timestamp: secondsOf(update.messageTimestamp) ?? Math.floor(Date.now() / 1000),
+      ...(status === "failed" ? { error: (update.messageStubParameters ?? []).join(": ") || "failed" } : {}),
+    });
+  }
+
+  private async ackChatId(sock: WASocket, jid: string): Promise<string> {
+    if (!jid.endsWith("@lid")) return toChatId(jid);
+    const pn = await this.pnForLid(sock, jid);
+    return toChatId(pn ?? jid);
+  }
+
+  /** The number behind a LID from Baileys' local store (`getPNForLID` answers with a device suffix). */
+  private async pnForLid(sock: WASocket, lid: string): Promise<string | null> {
+    try {
+      const pn = await sock.signalRepository.lidMapping.getPNForLID(lid);
+      return pn ? jidNormalizedUser(pn) : null;
+    } catch (err) {
+      this.log.debug({ err }, "LID → number lookup failed");
+      return null;
+    }
+  }
+
+  /** Spec 1 rule 7: a group's subject, a contact's address-book name or profile name. */
+  private async chatName(
+    sock: WASocket,
+    chat: { jid: string; pn: string | null; lid: string | null; isGroup: boolean },
+  ): Promise<string | null> {
+    if (!chat.isGroup) {
+      for (const jid of [chat.pn, chat.lid]) {
+        const known = jid ? this.contactNames.get<{ name?: string; notify?: string }>(jid) : undefined;
+        if (known?.name || known?.notify) return known.name || known.notify || null;
+      }
+      return null;
+    }
+    const cached = this.groupSubjects.get<string>(chat.jid);
+    if (cached) return cached;
+    if (this.groupSubjectMisses.get(chat.jid) || sock !== this.sock || !this.opened) return null;
+    try {
+      await withTimeout(this.groupParticipants(sock, chat.jid), GROUP_NAME_TIMEOUT_MS);
+    } catch (err) {
+      this.log.debug({ err }, "group subject lookup failed");
+    }
+    const subject = this.groupSubjects.get<string>(chat.jid);
+    if (!subject) this.groupSubjectMisses.set(chat.jid, true);
+    return subject ?? null;
+  }
+
+  private rememberContacts(contacts: BaileysEventMap["contacts.update"]): void {
+    for (const c of contacts) {
+      const name = c.name || undefined;
+      const notify = c.notify || c.verifiedName || undefined;
+      if (!name && !notify) continue;
+      for (const jid of [c.id, c.lid, c.phoneNumber]) {
+        if (!jid || !/@(s\.whatsapp\.net|lid)$/.test(jidNormalizedUser(jid))) continue;
+        const k = jidNormalizedUser(jid);
+        const prev = this.contactNames.get<{ name?: string; notify?: string }>(k) ?? {};
+        this.contactNames.set(k, { name: name ?? prev.name, notify: notify ?? prev.notify });
+      }
     }
   }
 
@@ -550,24 +762,25 @@ class BaileysSession implements ProviderSession {
       if (gen !== this.generation) return;
       this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
     });
-    sock.ev.on("messages.update", (updates) => {
-      if (gen !== this.generation) return;
-      for (const { key, update } of updates) {
-        const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
-        if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") continue;
-        this.ctx.emit({
-          type: "ack",
-          id: key.id,
-          chatId: toChatId(key.remoteJid),
-          status,
-          timestamp: Math.floor(Date.now() / 1000),
-          ...(status === "failed" ? { error: (update.messageStubParameters ?? []).join(": ") || "failed" } : {}),
-        });
-      }
+    // Received messages (and our copies from the phone): live ones are `notify`, those queued
+    // while we were away arrive as `append` (reference §8.9); both are reported, once each.
+    // Messages keep flowing from a socket being retired: the network considers them delivered.
+    sock.ev.on("messages.upsert", ({ messages, type }) => {
+      this.enqueueInbound(async () => {
+        for (const msg of messages) await this.onInboundMessage(sock, msg, type === "append" ? "append" : "upsert");
+      });
     });
+    sock.ev.on("messages.update", (updates) => this.enqueueInbound(() => this.onMessageUpdates(sock, updates)));
+    sock.ev.on("messages.reaction", (reactions) => this.enqueueInbound(() => this.onReactions(sock, reactions)));
+    sock.ev.on("contacts.upsert", (contacts) => this.rememberContacts(contacts));
+    sock.ev.on("contacts.update", (contacts) => this.rememberContacts(contacts));
     sock.ev.on("group-participants.update", ({ id }) => this.groupParticipantsCache.del(id));
     sock.ev.on("groups.update", (updates) => {
-      for (const u of updates) if (u.id) this.groupParticipantsCache.del(u.id);
+      for (const u of updates) {
+        if (!u.id) continue;
+        this.groupParticipantsCache.del(u.id);
+        if (u.subject) this.groupSubjects.set(u.id, u.subject);
+      }
     });
     sock.ev.on("creds.update", () => {
       if (gen !== this.generation) return;
@@ -820,6 +1033,14 @@ async function registeredJid(sock: WASocket, digits: string): Promise<string | u
   const results = await sock.onWhatsApp(digits);
   if (!results) throw new ApiError("network_timeout", "A rede de mensagens não respondeu à consulta do número.");
   return results.find((r) => r.exists && r.jid)?.jid;
+}
+
+/** `e:{targetId}:{seconds}` for a message that edits another (as Baileys times the edit it derives); else null. */
+function editMarker(msg: WAMessage): string | null {
+  const p = normalizeMessageContent(msg.message)?.protocolMessage;
+  if (p?.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !p.key?.id) return null;
+  const at = p.timestampMs ? Math.floor(Number(String(p.timestampMs)) / 1000) : secondsOf(msg.messageTimestamp);
+  return `e:${p.key.id}:${at ?? ""}`;
 }
 
 /** `messageTimestamp` (number or protobuf Long, seconds) as a number; now when absent. */
