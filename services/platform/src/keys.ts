@@ -40,6 +40,8 @@ export function keys(prefix: string) {
     message: (instanceId: string, networkId: string) => `${prefix}msg:${instanceId}:${networkId}`,
     /** The provider's own form of a message (7 days). */
     rawMessage: (instanceId: string, networkId: string) => `${prefix}msgraw:${instanceId}:${networkId}`,
+    /** Media downloaded on demand from the provider (1 h). */
+    mediaCache: (instanceId: string, networkId: string) => `${prefix}media:${instanceId}:${networkId}`,
     /** A contact's or group's picture, cached 24 h (JSON {data, mimetype}, or "none"). */
     avatar: (instanceId: string, chatId: string) => `${prefix}avatar:${instanceId}:${chatId}`,
     /** Read model (spec 4.5): messages at `<schema>:<instanceId>:<networkId>`, chats at `<schema>:<instanceId>:<chatId>`. */

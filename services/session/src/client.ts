@@ -39,5 +39,6 @@ export function createSessionClient(url: string, secret: string): SessionApi {
     markRead: (instanceId, chatId, messageIds) => call(c.markRead.mutate({ instanceId, chatId, messageIds })),
     presence: (instanceId, state, chatId) => call(c.presence.mutate({ instanceId, state, chatId })),
     picture: (instanceId, chatId) => call(c.picture.query({ instanceId, chatId })),
+    downloadMedia: (instanceId, networkId) => call(c.downloadMedia.query({ instanceId, networkId })),
   };
 }

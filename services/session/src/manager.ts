@@ -71,6 +71,7 @@ export interface SessionApi {
   markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void>;
   presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void>;
   picture(instanceId: string, chatId: string): Promise<Picture | null>;
+  downloadMedia(instanceId: string, networkId: string): Promise<Picture | null>;
 }
 
 /**
@@ -307,7 +308,8 @@ export class SessionManager implements SessionApi {
     const { messages, identity, mediaLinks, events } = this.platform;
     const ext = m.media ? extensionOf(m.media.mimetype, m.media.filename) : "";
     const out = await inboundPayload(instanceId, m, identity, {
-      mediaUrl: (apiId) => (m.mediaData ? mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`) : null),
+      // Inline bytes (sim) are kept with the message; others (Baileys) are downloaded when asked.
+      mediaUrl: (apiId) => mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`),
       avatarUrl: (chatId) => mediaLinks.avatar(instanceId, chatId),
       quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
     });
@@ -557,5 +559,10 @@ export class SessionManager implements SessionApi {
 
   async picture(instanceId: string, chatId: string): Promise<Picture | null> {
     return this.need(instanceId).session.picture(chatId);
+  }
+
+  async downloadMedia(instanceId: string, networkId: string): Promise<Picture | null> {
+    const session = this.need(instanceId).session;
+    return session.downloadMedia ? session.downloadMedia(networkId) : null;
   }
 }

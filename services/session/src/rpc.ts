@@ -45,6 +45,9 @@ export const sessionRouter = t.router({
   picture: procedure
     .input(byId.extend({ chatId: z.string() }))
     .query(({ ctx, input }) => ctx.api.picture(input.instanceId, input.chatId)),
+  downloadMedia: procedure
+    .input(byId.extend({ networkId: z.string() }))
+    .query(({ ctx, input }) => ctx.api.downloadMedia(input.instanceId, input.networkId)),
   presence: procedure
     .input(byId.extend({ state: presenceStateSchema, chatId: z.string().optional() }))
     .mutation(({ ctx, input }) => ctx.api.presence(input.instanceId, input.state, input.chatId)),

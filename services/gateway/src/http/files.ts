@@ -30,6 +30,23 @@ export async function avatarOf(
   return picture;
 }
 
+/** Hot downloads are kept an hour, so a link opened by several people costs one download. */
+const MEDIA_CACHE_MS = 3_600_000;
+const MEDIA_CACHE_MAX = 16 * 1024 * 1024;
+
+/** Media the provider downloads on demand (Baileys), through a small Redis cache. */
+async function downloaded(platform: Platform, sessions: SessionDirectory, instanceId: string, networkId: string) {
+  const key = platform.keys.mediaCache(instanceId, networkId);
+  const hit = await platform.redis.get(key);
+  if (hit) return JSON.parse(hit) as { data: string; mimetype: string };
+  const owner = await sessions.ownerIfAny(instanceId);
+  const media = owner ? await owner.downloadMedia(instanceId, networkId).catch(() => null) : null;
+  if (media && media.data.length * 0.75 <= MEDIA_CACHE_MAX) {
+    await platform.redis.set(key, JSON.stringify(media), "PX", MEDIA_CACHE_MS);
+  }
+  return media;
+}
+
 function sendBytes(reply: FastifyReply, data: string, mimetype: string) {
   const bytes = Buffer.from(data, "base64");
   return reply
@@ -54,10 +71,13 @@ export function registerSignedFiles(app: FastifyInstance, platform: Platform, se
       return reply.code(404).send(notFoundBody);
     }
     const ref = parseMessageId(FILE_RE.exec(file)?.[1] ?? "");
-    const stored = ref ? await platform.messages.get(instanceId, ref.id) : null;
+    if (!ref) return reply.code(404).send(notFoundBody);
+    const stored = await platform.messages.get(instanceId, ref.id);
     const media = stored && "media" in stored.content ? stored.content.media : undefined;
-    if (!media?.data) return reply.code(404).send(notFoundBody);
-    return sendBytes(reply, media.data, media.mimetype);
+    if (media?.data) return sendBytes(reply, media.data, media.mimetype);
+    const fetched = await downloaded(platform, sessions, instanceId, ref.id);
+    if (!fetched) return reply.code(404).send(notFoundBody);
+    return sendBytes(reply, fetched.data, fetched.mimetype);
   });
 
   app.get("/v1/avatars/:instanceId/:file", async (req, reply) => {

@@ -59,6 +59,11 @@ export interface ProviderSession {
   presence(state: PresenceState, chatId?: string): Promise<void>;
   /** A chat's name when the provider can tell it without a message from it (a group's subject); optional. */
   chatTitle?(chatId: string): Promise<string | null>;
+  /**
+   * The media of a message the provider did not hand over inline (Baileys downloads it from the
+   * network's CDN, asking the phone to re-upload when expired); null when it has none or is gone.
+   */
+  downloadMedia?(networkId: string): Promise<Picture | null>;
   /** The profile picture of a contact or group (base64 + mimetype), or null when none is visible. */
   picture(chatId: string): Promise<Picture | null>;
 }

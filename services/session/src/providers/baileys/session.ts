@@ -12,6 +12,7 @@ import { StaleLeaseError } from "@gw/platform";
 import {
   type BaileysEventMap,
   type ConnectionState,
+  downloadMediaMessage,
   isJidGroup,
   jidNormalizedUser,
   makeWASocket,
@@ -472,6 +473,29 @@ class BaileysSession implements ProviderSession {
       loadMessage: (key) => this.loadMessage(key),
       groupParticipants: (jid) => this.groupParticipants(sock, jid),
     };
+  }
+
+  async downloadMedia(networkId: string): Promise<Picture | null> {
+    const sock = this.openSocket();
+    const msg = await this.loadMessage({ id: networkId });
+    const content = msg ? normalizeMessageContent(msg.message) : undefined;
+    const node =
+      content?.imageMessage ??
+      content?.videoMessage ??
+      content?.ptvMessage ??
+      content?.audioMessage ??
+      content?.documentMessage ??
+      content?.stickerMessage;
+    if (!msg || !node) return null;
+    return this.call("downloadMedia", async () => {
+      const data = await downloadMediaMessage(
+        msg,
+        "buffer",
+        {},
+        { reuploadRequest: sock.updateMediaMessage, logger: sock.logger },
+      );
+      return { data: data.toString("base64"), mimetype: node.mimetype || "application/octet-stream" };
+    });
   }
 
   private async loadMessage(key: WAMessageKey): Promise<WAMessage | undefined> {
