@@ -845,16 +845,6 @@ export class ReadModel {
 
   /** Stored messages → spec 2.8 read shapes, privacy ids rewritten with what the instance knows now. */
   async views(instance: Instance, docs: MessageDoc[], downloadMedia: boolean): Promise<MessageView[]> {
-    const memo = new Map<string, Promise<string>>();
-    const rewrite = (id: string) => {
-      if (!id.endsWith("@lid")) return Promise.resolve(id);
-      let hit = memo.get(id);
-      if (!hit) {
-        hit = this.identity.rewrite(instance.id, id).then((v) => v ?? id);
-        memo.set(id, hit);
-      }
-      return hit;
-    };
     const quotedRefs = docs.map((d) => (d.quotedId ? (parseMessageId(d.quotedId)?.id ?? d.quotedId) : null));
     const wanted = [...new Set(quotedRefs.filter((x): x is string => x !== null))];
     const quotedDocs = new Map<string, MessageDoc>();
@@ -864,27 +854,41 @@ export class ReadModel {
         if (d) quotedDocs.set(wanted[i]!, d);
       });
     }
-    const me = instance.phone ? `${instance.phone}@c.us` : "";
-    return Promise.all(
-      docs.map(async (d, i) => {
-        const view = await this.view(instance.id, d, me, downloadMedia, rewrite);
-        const ref = quotedRefs[i];
-        if (ref && view.quotedId) {
-          const q = quotedDocs.get(ref);
-          view.replyTo = q
-            ? {
-                id: view.quotedId,
-                body: q.body,
-                hasMedia: Boolean(q.hasMedia),
-                media: this.mediaOf(instance.id, q, view.quotedId, false),
-                participant: q.participant ? await rewrite(q.participant) : null,
-                _data: q.raw ?? null,
-              }
-            : { id: view.quotedId, body: null, hasMedia: false, media: null, participant: null, _data: null };
-        }
-        return view;
-      }),
+    // Every privacy id of the page, resolved once; the views are then built without waiting.
+    const lids = new Set<string>();
+    const addLid = (id: string | undefined) => {
+      if (id?.endsWith("@lid")) lids.add(id);
+    };
+    for (const d of [...docs, ...quotedDocs.values()]) {
+      addLid(d.chatId);
+      addLid(d.participant);
+      if (d.quotedId) addLid(parseMessageId(d.quotedId)?.chatId);
+      for (const m of d.mentions ?? []) addLid(m);
+    }
+    const known = new Map<string, string>();
+    await Promise.all(
+      [...lids].map(async (lid) => known.set(lid, (await this.identity.rewrite(instance.id, lid)) ?? lid)),
     );
+    const rewrite = (id: string) => known.get(id) ?? id;
+    const me = instance.phone ? `${instance.phone}@c.us` : "";
+    return docs.map((d, i) => {
+      const view = this.view(instance.id, d, me, downloadMedia, rewrite);
+      const ref = quotedRefs[i];
+      if (ref && view.quotedId) {
+        const q = quotedDocs.get(ref);
+        view.replyTo = q
+          ? {
+              id: view.quotedId,
+              body: q.body,
+              hasMedia: Boolean(q.hasMedia),
+              media: this.mediaOf(instance.id, q, view.quotedId, false),
+              participant: q.participant ? rewrite(q.participant) : null,
+              _data: q.raw ?? null,
+            }
+          : { id: view.quotedId, body: null, hasMedia: false, media: null, participant: null, _data: null };
+      }
+      return view;
+    });
   }
 
   private mediaOf(instanceId: string, d: MessageDoc, apiId: string, download: boolean): MessageMedia | null {
@@ -906,15 +910,15 @@ export class ReadModel {
     return media;
   }
 
-  private async view(
+  private view(
     instanceId: string,
     d: MessageDoc,
     me: string,
     downloadMedia: boolean,
-    rewrite: (id: string) => Promise<string>,
-  ): Promise<MessageView> {
-    const chatId = await rewrite(d.chatId);
-    const participant = d.participant ? await rewrite(d.participant) : null;
+    rewrite: (id: string) => string,
+  ): MessageView {
+    const chatId = rewrite(d.chatId);
+    const participant = d.participant ? rewrite(d.participant) : null;
     const id = formatMessageId({
       fromMe: d.fromMe,
       chatId,
@@ -924,7 +928,7 @@ export class ReadModel {
     let quotedId: string | null = null;
     if (d.quotedId) {
       const ref = parseMessageId(d.quotedId);
-      quotedId = ref ? formatMessageId({ ...ref, chatId: await rewrite(ref.chatId) }) : d.quotedId;
+      quotedId = ref ? formatMessageId({ ...ref, chatId: rewrite(ref.chatId) }) : d.quotedId;
     }
     const media = this.mediaOf(instanceId, d, id, downloadMedia);
     const sender = d.isGroup ? (d.fromMe ? me : participant) : null;
@@ -950,7 +954,7 @@ export class ReadModel {
       location: d.location ?? null,
       quotedId,
       replyTo: null,
-      ...(d.mentions ? { mentions: await Promise.all(d.mentions.map(rewrite)) } : {}),
+      ...(d.mentions ? { mentions: d.mentions.map(rewrite) } : {}),
       ...(d.forwarded ? { forwarded: true } : {}),
       edited: Boolean(d.edited),
       revoked: Boolean(d.revoked),
