@@ -609,8 +609,8 @@ export class ReadModel {
       hasMedia: Boolean(doc.hasMedia),
       timestamp: doc.timestamp,
     };
-    // A 1:1 chat is named after the contact; our own messages carry no name for it.
-    const name = doc.isGroup || !doc.fromMe ? chatName : null;
+    // Spec 1 rule 7: the contact's name (or the group's subject), also on our own messages' events.
+    const name = chatName;
     const create: ChatDoc = {
       instanceId,
       chatId,
