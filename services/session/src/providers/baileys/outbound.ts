@@ -29,7 +29,7 @@ import {
  * | location           | `{location: {degreesLatitude, degreesLongitude, name, address, url}}`              |
  * | contacts           | `{contacts: {displayName, contacts: [{displayName, vcard}]}}` (vCard 3.0, `waid=`)  |
  * | poll               | `{poll: {name, values, selectableCount: multipleAnswers ? 0 : 1}}` (quote yes; mentions/forwarded 422) |
- * | poll_vote          | not supported (501): needs the poll's secret from the stored poll message          |
+ * | poll_vote          | not here: the session encrypts it with the stored poll's secret (poll-vote.ts)       |
  * | reaction           | `{react: {text: emoji, key}}` (key from our id)                                    |
  * | edit               | `{text, edit: key}` (own messages only)                                            |
  * | revoke             | `{delete: key}` (own messages; others' only in groups, as admin)                   |

@@ -47,6 +47,7 @@ import {
   type PolicyTuning,
   recordDisconnect,
 } from "./policy.ts";
+import { buildPollVote } from "./poll-vote.ts";
 
 /** proto.WebMessageInfo.Status → spec 2.9 ack status (ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5). */
 const ACK_OF_STATUS: Record<number, AckStatus> = {
@@ -328,6 +329,7 @@ class BaileysSession implements ProviderSession {
 
   async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
     const sock = this.openSocket();
+    if (content.type === "poll_vote") return this.vote(sock, chatId, content.pollId, content.votes, options);
     return this.call("send", async () => {
       const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
@@ -346,6 +348,32 @@ class BaileysSession implements ProviderSession {
         .save(id, storedForm(sent))
         .catch((err) => this.log.warn({ err }, "keeping the sent message failed"));
       // Baileys never reports the server's ack of a send (reference §5): it is ours to emit.
+      this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
+      return result;
+    });
+  }
+
+  /** A poll vote: encrypted with the stored poll's secret and relayed as is (rc14 builds none). */
+  private async vote(
+    sock: WASocket,
+    chatId: string,
+    pollId: string,
+    votes: string[],
+    options: SendOptions,
+  ): Promise<SendResult> {
+    const jid = toJid(chatId);
+    if (!jid) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "chatId inválido" });
+    const poll = await this.loadMessage({ remoteJid: jid, id: parseMessageId(pollId)?.id ?? pollId });
+    if (!poll) {
+      throw new ApiError("validation_error", "Campos inválidos.", {
+        pollMessageId: "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)",
+      });
+    }
+    const message = buildPollVote(poll, votes, { id: sock.user?.id, lid: sock.user?.lid });
+    return this.call("send", async () => {
+      const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
+      const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
+      this.seen.set(`m:1:${id}`, true);
       this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
       return result;
     });

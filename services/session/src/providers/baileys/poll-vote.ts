@@ -1,0 +1,65 @@
+import { createCipheriv, createHash, createHmac, randomBytes } from "node:crypto";
+import { ApiError } from "@gw/contracts";
+import { jidNormalizedUser, normalizeMessageContent, proto, type WAMessage } from "@whiskeysockets/baileys";
+
+const invalid = (field: string, text: string) =>
+  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
+
+/**
+ * A vote in a poll, as the network wants it: the chosen options' SHA-256 hashes in a
+ * `PollVoteMessage`, AES-256-GCM encrypted with a key derived from the poll's `messageSecret`
+ * (the exact inverse of Baileys' `decryptPollVote`, reference §4: rc14 does not build votes).
+ * Needs the poll creation message as stored (its secret and options).
+ */
+export function buildPollVote(
+  poll: WAMessage,
+  votes: string[],
+  me: { id?: string | null; lid?: string | null },
+  now = Date.now(),
+): proto.IMessage {
+  const content = normalizeMessageContent(poll.message);
+  const creation =
+    content?.pollCreationMessage ?? content?.pollCreationMessageV2 ?? content?.pollCreationMessageV3 ?? null;
+  const secret = poll.message?.messageContextInfo?.messageSecret;
+  if (!creation || !secret || !poll.key?.id || !poll.key.remoteJid) {
+    throw invalid("pollMessageId", "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)");
+  }
+  const names = (creation.options ?? []).map((o) => o.optionName ?? "");
+  const unknown = votes.filter((v) => !names.includes(v));
+  if (unknown.length) throw invalid("votes", `não são opções da enquete: ${unknown.join(", ")}`);
+  if ((creation.selectableOptionsCount ?? 0) === 1 && votes.length > 1) {
+    throw invalid("votes", "esta enquete aceita uma resposta");
+  }
+  // The poll's addressing decides which ids sign the vote: LID chats use LIDs.
+  const lidAddressed = poll.key.remoteJid.endsWith("@lid") || Boolean(poll.key.participant?.endsWith("@lid"));
+  const myJid = jidNormalizedUser((lidAddressed ? me.lid : me.id) ?? me.id ?? "");
+  if (!myJid) throw new ApiError("instance_not_connected");
+  const creator = poll.key.fromMe ? myJid : jidNormalizedUser(poll.key.participant || poll.key.remoteJid);
+  const selectedOptions = votes.map((v) => createHash("sha256").update(v).digest());
+  const plain = proto.Message.PollVoteMessage.encode({ selectedOptions }).finish();
+  const sign = Buffer.concat([
+    Buffer.from(poll.key.id),
+    Buffer.from(creator),
+    Buffer.from(myJid),
+    Buffer.from("Poll Vote"),
+    Buffer.from([1]),
+  ]);
+  const key0 = createHmac("sha256", Buffer.alloc(32)).update(Buffer.from(secret)).digest();
+  const encKey = createHmac("sha256", key0).update(sign).digest();
+  const iv = randomBytes(12);
+  const cipher = createCipheriv("aes-256-gcm", encKey, iv);
+  cipher.setAAD(Buffer.from(`${poll.key.id}\u0000${myJid}`));
+  const encPayload = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+  return {
+    pollUpdateMessage: {
+      pollCreationMessageKey: {
+        remoteJid: poll.key.remoteJid,
+        fromMe: poll.key.fromMe ?? false,
+        id: poll.key.id,
+        ...(poll.key.participant ? { participant: poll.key.participant } : {}),
+      },
+      vote: { encPayload, encIv: iv },
+      senderTimestampMs: now,
+    },
+  };
+}
