@@ -178,7 +178,8 @@ describe("a contact's conversation", () => {
       return list.length >= 2 && list[0]!.lastMessage?.body === "olá" && list;
     }, "two chats");
     expect(chats.map((x) => x.id)).toEqual([`${other}@c.us`, CHAT]);
-    expect(chats[1]).toMatchObject({ name: "Ana", unreadCount: 1, isGroup: false, picture: null });
+    expect(chats[1]).toMatchObject({ name: "Ana", unreadCount: 1, isGroup: false });
+    expect(new URL(chats[1].picture).pathname).toBe(`/v1/avatars/${a.id}/${CHAT}.jpg`);
     expect(chats[1]!.lastMessage).toMatchObject({ body: "e você?", fromMe: false });
     expect((await expectJson<Msg[]>(await api("/chats?sortBy=name&sortOrder=asc"))).map((x) => x.name)).toEqual([
       "Ana",
@@ -188,7 +189,7 @@ describe("a contact's conversation", () => {
 
     const overview = await expectJson<Msg[]>(await api(`/chats/overview?ids=${contact}`));
     expect(overview).toHaveLength(1);
-    expect(overview[0]).toMatchObject({ id: CHAT, name: "Ana", picture: null, unreadCount: 1 });
+    expect(overview[0]).toMatchObject({ id: CHAT, name: "Ana", unreadCount: 1 });
     expect(overview[0]!.lastMessage).toMatchObject({ body: "e você?", ackName: "DEVICE" });
     expect(overview[0]!._chat).toMatchObject({ id: CHAT });
     const posted = await expectJson<Msg[]>(
@@ -203,13 +204,23 @@ describe("a contact's conversation", () => {
     );
     expect(noPagination.error.details).toHaveProperty("pagination");
     await expectError(await api(`/chats/${CHAT}/picture`), 404, "not_found");
+    // With a picture (refresh: the day's cache still says none).
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 5, 6]);
+    await c.sim("PUT", `/simnet/phones/${contact}/picture`, {
+      picture: { data: jpeg.toString("base64"), mimetype: "image/jpeg" },
+    });
+    await expectError(await api(`/chats/${CHAT}/picture`), 404, "not_found");
+    const { url } = await expectJson<{ url: string }>(await api(`/chats/${CHAT}/picture?refresh=true`));
+    const link = new URL(url);
+    const bytes = await fetch(`${c.url}${link.pathname}${link.search}`);
+    expect(Buffer.from(await bytes.arrayBuffer())).toEqual(jpeg);
   });
 
   it("messages/read marks the unread received messages read on the network and answers their ids", async () => {
     const unread = await messages(CHAT, "limit=100&filter.fromMe=false&filter.ack=DEVICE");
     expect(unread.length).toBe(5);
     const res = await expectJson<{ ids: string[] }>(
-      await api(`/chats/${CHAT}/messages/read`, { method: "POST", json: { messages: 2 } }),
+      await api(`/chats/${CHAT}/messages/read?messages=2`, { method: "POST" }),
     );
     expect(res.ids).toEqual(unread.slice(0, 2).map((m) => m.id));
     const rest = await expectJson<{ ids: string[] }>(await api(`/chats/${contact}/messages/read`, { method: "POST" }));

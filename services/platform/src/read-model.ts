@@ -1020,7 +1020,8 @@ export class ReadModel {
           name: chat.name,
           lid: chat.lid ?? (chat.chatId.endsWith("@lid") ? chat.chatId : null),
           isGroup: chat.isGroup,
-          picture: chat.picture,
+          // Spec 1 rule 7: a signed link that answers 404 while no picture is visible.
+          picture: chat.picture ?? this.mediaLinks.avatar(instance.id, id),
           timestamp: chat.timestamp,
           unreadCount: chat.unreadCount,
           markedUnread: chat.markedUnread,

@@ -118,7 +118,12 @@ export function registerRestRoutes(
           if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
             throw new ApiError("bad_request", "O corpo deve ser um objeto JSON.");
           }
-          input = { ...(body as Record<string, unknown> | undefined), ...params };
+          // Some POST routes take query parameters too (spec 4.5 messages/read): the body wins.
+          input = {
+            ...(req.query as Record<string, unknown>),
+            ...(body as Record<string, unknown> | undefined),
+            ...params,
+          };
         } else {
           input = { ...(req.query as Record<string, unknown>), ...params };
         }

@@ -9,6 +9,7 @@ import {
 } from "@gw/contracts";
 import { type ChatQuery, type ChatSort, type ChatView, type MessageQuery, parseAck } from "@gw/platform";
 import { z } from "zod";
+import { avatarOf } from "../http/files.ts";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
@@ -338,9 +339,13 @@ export const chatsRouter = router({
     .input(chatIdPath.extend({ refresh: queryBool("refresh").optional() }))
     .output(z.object({ url: z.string() }))
     .query(async ({ ctx, input }) => {
-      const chat = await ctx.platform.readModel.getChat(standard(ctx), input.chatId);
-      if (!chat?.picture) throw new ApiError("not_found", "Conversa sem foto visível.");
-      return { url: chat.picture };
+      const instance = standard(ctx);
+      // The picture itself (cached a day; `refresh` asks the network again) decides 404.
+      const picture = await avatarOf(ctx.platform, ctx.sessions, instance.id, input.chatId, {
+        refresh: input.refresh === true,
+      });
+      if (!picture) throw new ApiError("not_found", "Conversa sem foto visível.");
+      return { url: ctx.platform.mediaLinks.avatar(instance.id, input.chatId) };
     }),
 
   chatMessages: proc(

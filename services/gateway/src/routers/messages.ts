@@ -4,6 +4,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
+  parseMessageId,
   queueItemSchema,
   reactionBody,
   reactionResponseSchema,
@@ -219,6 +220,14 @@ export const messagesRouter = router({
       const owner = await ctx.sessions.owner(ctx.instance.id);
       for (const [chatId, list] of byChat) {
         await owner.markRead(ctx.instance.id, chatId, list);
+        // The read model follows (unread counts, acks of received messages).
+        await ctx.platform.readModel
+          .markRead(
+            ctx.instance,
+            list.map((v) => parseMessageId(v)?.id ?? v),
+            chatId,
+          )
+          .catch((err) => ctx.log.warn({ err }, "read model: marking read failed"));
       }
       return {};
     }),
