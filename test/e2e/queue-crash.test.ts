@@ -209,6 +209,12 @@ it("SIGKILL of the worker and of the session pod mid-run: all 30 items sent, eac
   expect(new Set(sent.map((m) => m.id)).size).toBe(N);
   // Each item's messageId is the one message simnet has for it.
   expect(final.map((i) => i.messageId!.split("_").pop())).toEqual(sent.map((m) => m.id));
+  // queue.sent at least once per item, with the item's messageId (spec 6.4: at least once).
+  const res = await call("/events?kind=queue.sent&limit=500");
+  expect(res.status).toBe(200);
+  const { data } = (await res.json()) as { data: { payload: { id: string; messageId: string } }[] };
+  const announced = new Map(data.map((e) => [e.payload.id, e.payload.messageId]));
+  expect(final.filter((i) => announced.get(i.id) !== i.messageId)).toEqual([]);
   // The worker restart and the pod restart cost retries, not sends.
   expect(final.reduce((n, i) => n + i.attempts, 0)).toBeGreaterThanOrEqual(N);
 }, 900_000);

@@ -408,6 +408,22 @@ describe("GET /queue", () => {
     expect(sentPage2.data.map((i) => i.id)).toEqual([ids[0]]);
   }, 60_000);
 
+  // BUG (reported): the `all` list shows `position: null` for items still queued, while
+  // GET /queue/{id} and the pending list give their place in line (spec 2.7: position integer).
+  it.skip("all: items still queued keep their position", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    await expectJson(await inst.call("/queue/pause", { method: "POST" }));
+    const a = await enqueue(inst, to, "pos 0", { delayMessage: 0, delayTyping: 0 });
+    const b = await enqueue(inst, to, "pos 1", { delayMessage: 0, delayTyping: 0 });
+    expect((await getItem(inst, b.id)).position).toBe(1);
+    const all = await listQueue(inst, "?status=all");
+    expect(all.data.map((i) => [i.id, i.position])).toEqual([
+      [b.id, 1],
+      [a.id, 0],
+    ]);
+  });
+
   it("rejects a bad status, limit or cursor with 422 validation_error", async () => {
     const inst = await newInstance();
     for (const q of ["?status=bogus", "?limit=0", "?limit=501", "?limit=abc", "?limit=1.5", "?cursor=abc"]) {
@@ -525,6 +541,60 @@ describe("X-Queue and the queue mode (spec 4.4)", () => {
     }
     await waitFinal(inst, [a.id, b.id]);
     expect((await sentTo(inst, to)).map(textOf)).toEqual(["d1", "d2"]);
+  }, 60_000);
+
+  it("other send routes go through the queue too; a queued send is validated before it is accepted", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    const q = { "x-queue": "true" };
+    const poll = await expectJson<QueueItem>(
+      await inst.call("/messages/poll", {
+        method: "POST",
+        headers: q,
+        json: { phone: to, poll: { name: "Qual?", options: ["a", "b"], multipleAnswers: false }, delayTyping: 0 },
+      }),
+      202,
+    );
+    const location = await expectJson<QueueItem>(
+      await inst.call("/messages/location", {
+        method: "POST",
+        headers: q,
+        json: { phone: to, latitude: -19.9, longitude: -43.9, title: "Praça", delayTyping: 0 },
+      }),
+      202,
+    );
+    expect(poll).toMatchObject({ route: "POST /messages/poll", chatId: `${to}@c.us`, status: "queued" });
+    expect(location).toMatchObject({ route: "POST /messages/location", status: "queued", position: 1 });
+
+    // Refused at once, nothing queued: no chat, a missing field, lists on a standard instance.
+    const noChat = await expectError(
+      await inst.call("/messages/text", { method: "POST", headers: q, json: { text: "sem chat" } }),
+      422,
+      "validation_error",
+    );
+    expect(noChat.error.details).toHaveProperty("chatId");
+    await expectError(
+      await inst.call("/messages/text", { method: "POST", headers: q, json: { phone: to } }),
+      422,
+      "validation_error",
+    );
+    await expectError(
+      await inst.call("/messages/list", {
+        method: "POST",
+        headers: q,
+        json: {
+          phone: to,
+          message: { title: "t", button: "b", sections: [{ title: "s", rows: [{ title: "r", rowId: "1" }] }] },
+        },
+      }),
+      501,
+      "not_supported",
+    );
+
+    const items = await waitFinal(inst, [poll.id, location.id]);
+    expect(items.map((i) => i.status)).toEqual(["sent", "sent"]);
+    expect((await sentTo(inst, to)).map((m) => m.message.type)).toEqual(["poll", "location"]);
+    expect((await listQueue(inst, "?status=all")).data.map((i) => i.id)).toEqual([location.id, poll.id]);
   }, 60_000);
 
   it("the same Idempotency-Key on a queued send answers the first item and queues it once", async () => {
@@ -829,6 +899,25 @@ describe("disconnected number and TTL", () => {
     expect((await waitFinal(inst, [after.id]))[0]!.status).toBe("sent");
     expect((await sentTo(inst, to)).map(textOf)).toEqual(["de volta"]);
   }, 90_000);
+
+  // BUG (reported): only the head of the queue is checked against its expiresAt while the head
+  // waits for the number. An item behind it whose TTL is shorter (ttlHours lowered between the
+  // two sends) stays `queued` past its expiresAt, with no queue.failed, until the head leaves
+  // (up to the head's own TTL, 168 h at most).
+  it.skip("an item behind one held by the disconnection expires at its own expiresAt", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    await stop(inst);
+    await expectJson(await inst.call("/queue/pause", { method: "POST" }));
+    const head = await enqueue(inst, to, "cabeça", { delayMessage: 0, delayTyping: 0 });
+    const behind = await enqueue(inst, to, "atrás", { delayMessage: 0, delayTyping: 0 });
+    await expireAt(inst, behind.id, Date.now() + 2_000);
+    await expectJson(await inst.call("/queue/resume", { method: "POST" }));
+    const [done] = await waitFinal(inst, [behind.id], 30_000);
+    expect(done).toMatchObject({ status: "expired" });
+    expect(await getItem(inst, head.id)).toMatchObject({ status: "queued" });
+    expect((await eventsOf(inst, "queue.failed")).map((e) => payload(e).id)).toEqual([behind.id]);
+  }, 60_000);
 
   it("holds the sends while the instance is stopped and sends them all, in order, once it is back", async () => {
     const inst = await newInstance();
