@@ -179,7 +179,7 @@ describe("a contact's conversation", () => {
     }, "two chats");
     expect(chats.map((x) => x.id)).toEqual([`${other}@c.us`, CHAT]);
     expect(chats[1]).toMatchObject({ name: "Ana", unreadCount: 1, isGroup: false });
-    expect(new URL(chats[1].picture).pathname).toBe(`/v1/avatars/${a.id}/${CHAT}.jpg`);
+    expect(new URL(chats[1]!.picture).pathname).toBe(`/v1/avatars/${a.id}/${CHAT}.jpg`);
     expect(chats[1]!.lastMessage).toMatchObject({ body: "e você?", fromMe: false });
     expect((await expectJson<Msg[]>(await api("/chats?sortBy=name&sortOrder=asc"))).map((x) => x.name)).toEqual([
       "Ana",

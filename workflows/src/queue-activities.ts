@@ -50,7 +50,14 @@ export interface QueueActivities {
    * Records the plan of an item (`delayMs`, `typingMs`, `plannedAt` = now + delay + typing,
    * `position` 0). Answers false when the item is no longer `queued` (then skip it).
    */
-  planQueueItem(input: { instanceId: string; queueId: string; delayMs: number; typingMs: number }): Promise<boolean>;
+  planQueueItem(input: {
+    instanceId: string;
+    queueId: string;
+    delayMs: number;
+    typingMs: number;
+    /** When the send is due (ms since epoch, the workflow's clock); default now + delay + typing. */
+    plannedAt?: number;
+  }): Promise<boolean>;
   /** Shows the typing indicator in the item's chat (best effort: never throws for network errors). */
   showTyping(input: { instanceId: string; queueId: string }): Promise<void>;
   /** Sends the item once (the network message id is derived from the queue id). */

@@ -1,4 +1,4 @@
-import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts/webhooks";
+import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts/webhook-timing";
 import { proxyActivities, sleep } from "@temporalio/workflow";
 import type { RetryResult, WebhookActivities } from "./activities.ts";
 

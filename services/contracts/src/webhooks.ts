@@ -66,17 +66,4 @@ export type Delivery = z.infer<typeof deliverySchema>;
 
 export const deliveryPageSchema = z.object({ data: z.array(deliverySchema), nextCursor: z.string().nullable() });
 
-/** The retry schedule of spec 6.4, in milliseconds after each failed attempt. */
-export const WEBHOOK_RETRY_SCHEDULE_MS = [
-  10_000,
-  60_000,
-  5 * 60_000,
-  15 * 60_000,
-  3_600_000,
-  3 * 3_600_000,
-  6 * 3_600_000,
-  12 * 3_600_000,
-] as const;
-/** Failing without a success this long deactivates a webhook (spec 3.4). */
-export const WEBHOOK_FAILING_LIMIT_MS = 24 * 3_600_000;
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+export { WEBHOOK_FAILING_LIMIT_MS, WEBHOOK_RETRY_SCHEDULE_MS, WEBHOOK_TIMEOUT_MS } from "./webhook-timing.ts";

@@ -302,14 +302,14 @@ export class QueueStore {
     return { kind: kind as "empty" | "paused" | "busy", expired };
   }
 
-  async plan(instanceId: string, queueId: string, delayMs: number, typingMs: number, now = Date.now()) {
+  async plan(instanceId: string, queueId: string, delayMs: number, typingMs: number, plannedAt?: number) {
     const r = await this.redis.eval(
       PLAN,
       1,
       this.keysOf(instanceId).itemPrefix + queueId,
       delayMs,
       typingMs,
-      now + delayMs + typingMs,
+      plannedAt ?? Date.now() + delayMs + typingMs,
     );
     return r === 1;
   }

@@ -50,8 +50,8 @@ export function createQueueActivities(deps: {
       }
     },
 
-    async planQueueItem({ instanceId, queueId, delayMs, typingMs }) {
-      return store.plan(instanceId, queueId, delayMs, typingMs);
+    async planQueueItem({ instanceId, queueId, delayMs, typingMs, plannedAt }) {
+      return store.plan(instanceId, queueId, delayMs, typingMs, plannedAt);
     },
 
     async showTyping({ instanceId, queueId }) {
