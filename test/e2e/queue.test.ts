@@ -46,7 +46,8 @@ beforeAll(async () => {
     simnet: { ackDelayMs: 20 },
     worker: { retryScheduleMs: [100] },
     // Polling GETs and the 10,000 sends of queue_full stay clear of the per-instance rate limit.
-    env: { KEY_PREFIX, RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000" },
+    // The worker sweeps every 2 s (TTL expiry anywhere in line), not every 30 s.
+    env: { KEY_PREFIX, RATE_LIMIT_PER_SECOND: "100000", RATE_LIMIT_BURST: "100000", QUEUE_RECONCILE_MS: "2000" },
   });
 }, 60_000);
 afterAll(() => c?.close());
@@ -408,9 +409,9 @@ describe("GET /queue", () => {
     expect(sentPage2.data.map((i) => i.id)).toEqual([ids[0]]);
   }, 60_000);
 
-  // BUG (reported): the `all` list shows `position: null` for items still queued, while
+  // The `all` list shows the position of items still queued, like
   // GET /queue/{id} and the pending list give their place in line (spec 2.7: position integer).
-  it.skip("all: items still queued keep their position", async () => {
+  it("all: items still queued keep their position", async () => {
     const inst = await newInstance();
     const to = await newContact();
     await expectJson(await inst.call("/queue/pause", { method: "POST" }));
@@ -822,6 +823,8 @@ describe("disconnected number and TTL", () => {
     const key = c.platform.keys.queueItem(inst.id, qid);
     expect(await c.platform.redis.exists(key)).toBe(1);
     await c.platform.redis.hset(key, "expiresAt", String(at));
+    // The sweep's index of expiry times (kept by enqueue) follows.
+    await c.platform.redis.zadd(c.platform.keys.queuePending(inst.id).replace(/pending$/, "expiry"), at, qid);
   }
 
   async function stop(inst: Inst) {
@@ -900,11 +903,9 @@ describe("disconnected number and TTL", () => {
     expect((await sentTo(inst, to)).map(textOf)).toEqual(["de volta"]);
   }, 90_000);
 
-  // BUG (reported): only the head of the queue is checked against its expiresAt while the head
-  // waits for the number. An item behind it whose TTL is shorter (ttlHours lowered between the
-  // two sends) stays `queued` past its expiresAt, with no queue.failed, until the head leaves
-  // (up to the head's own TTL, 168 h at most).
-  it.skip("an item behind one held by the disconnection expires at its own expiresAt", async () => {
+  // Not only the head: the worker's sweep expires any item in line at its own expiresAt (an item
+  // behind one held by the disconnection, whose TTL is shorter: ttlHours lowered between sends).
+  it("an item behind one held by the disconnection expires at its own expiresAt", async () => {
     const inst = await newInstance();
     const to = await newContact();
     await stop(inst);
@@ -1135,11 +1136,10 @@ describe("failures and recovery", () => {
     expect((await sentTo(inst, to)).map(textOf)).toEqual(["reinício 0", "reinício 1", "reinício 2"]);
   }, 180_000);
 
-  // BUG (reported, not fixed here): when the signal-with-start of the queue workflow fails
-  // (Temporal unreachable from the gateway), the send answers 500 internal_error although the
-  // item stays stored and the worker's reconciler sends it within 30 s. A client that retries
-  // the error gets the message sent twice. Expected: 202 (the item is safe) or no send at all.
-  it.skip("Temporal unreachable at enqueue: an error answer never sends; a 202 sends once", async () => {
+  // When the signal-with-start of the queue workflow fails (Temporal unreachable from the
+  // gateway), the item is safe in Redis: the send answers 202 and the worker's reconciler
+  // starts the queue (an error answer would make a retrying client send twice).
+  it("Temporal unreachable at enqueue: an error answer never sends; a 202 sends once", async () => {
     const inst = await newInstance();
     const to = await newContact();
     // A second gateway replica on the same Redis whose Temporal address answers nothing.

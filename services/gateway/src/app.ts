@@ -60,6 +60,8 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   const temporal = temporalProbe(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
   const temporalClient = lazyTemporalClient(config);
   const sending = createSending(platform, config, sessions, temporalClient.get);
+  sending.queue.onStartFailure = (instanceId, err) =>
+    pub.log.warn({ err, instanceId }, "queue workflow not started now; the worker's reconciler will");
 
   const pub = Fastify(serverOptions(config, "public"));
   pub.addHook("onRequest", (req, reply, done) => {

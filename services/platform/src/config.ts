@@ -100,6 +100,8 @@ export const configSchema = z.object({
   /** SMTP server for deactivation notices to account owners (smtp://user:pass@host:port); unset: no e-mail. */
   SMTP_URL: z.string().optional(),
   SMTP_FROM: z.string().default("Messaging Gateway <no-reply@localhost>"),
+  /** How often the worker sweeps the send queues: TTL expiry anywhere in line, missing workflows. */
+  QUEUE_RECONCILE_MS: z.coerce.number().int().min(100).default(30_000),
   /** Temporal task queue of the worker role. */
   TEMPORAL_TASK_QUEUE: z.string().default("gateway"),
   /** Tests only (NODE_ENV=test): a shortened retry schedule, comma-separated ms. Ignored elsewhere. */

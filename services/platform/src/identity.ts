@@ -6,9 +6,14 @@ import type { Keys } from "./keys.ts";
  * behind it, as the network revealed it (a frame that carried both, a number check, a
  * contact's reveal). One HASH per instance, kept as long as the instance.
  */
+/** How long this process trusts an answer (or an absence) read from Redis. */
+const NEGATIVE_MS = 60_000;
+
 export class IdentityMap {
   private readonly memo = new Map<string, Map<string, string>>();
   private readonly names = new Map<string, string>();
+  private readonly unnamed = new Map<string, number>();
+  private readonly lids = new Map<string, { lid: string | null; until: number }>();
 
   constructor(
     private readonly redis: Redis,
@@ -34,11 +39,18 @@ export class IdentityMap {
       .hset(this.k.lidMap(instanceId), lid, phone)
       .hset(this.k.phoneLidMap(instanceId), phone, lid)
       .exec();
+    this.lids.set(`${instanceId}\u0000${phone}`, { lid, until: Date.now() + NEGATIVE_MS });
   }
 
-  /** The lid of a number (digits), when learnt. */
+  /** The lid of a number (digits), when learnt (answers, also "none", kept a minute in memory). */
   async lidOf(instanceId: string, phone: string): Promise<string | null> {
-    return this.redis.hget(this.k.phoneLidMap(instanceId), phone);
+    const key = `${instanceId}\u0000${phone}`;
+    const hit = this.lids.get(key);
+    if (hit && hit.until > Date.now()) return hit.lid;
+    const lid = await this.redis.hget(this.k.phoneLidMap(instanceId), phone);
+    if (this.lids.size > 50_000) this.lids.clear();
+    this.lids.set(key, { lid, until: Date.now() + NEGATIVE_MS });
+    return lid;
   }
 
   /** Records the name of a chat as the network showed it (contact's name, group subject). */
@@ -46,14 +58,24 @@ export class IdentityMap {
     const key = `${instanceId}\u0000${chatId}`;
     if (this.names.get(key) === name) return;
     this.names.set(key, name);
+    this.unnamed.delete(key);
     if (this.names.size > 50_000) this.names.delete(this.names.keys().next().value!);
     await this.redis.hset(this.k.chatNames(instanceId), chatId, name);
   }
 
   async nameOf(instanceId: string, chatId: string): Promise<string | null> {
-    const hit = this.names.get(`${instanceId}\u0000${chatId}`);
+    const key = `${instanceId}\u0000${chatId}`;
+    const hit = this.names.get(key);
     if (hit) return hit;
-    return this.redis.hget(this.k.chatNames(instanceId), chatId);
+    const miss = this.unnamed.get(key);
+    if (miss && miss > Date.now()) return null;
+    const name = await this.redis.hget(this.k.chatNames(instanceId), chatId);
+    if (name) this.names.set(key, name);
+    else {
+      if (this.unnamed.size > 50_000) this.unnamed.clear();
+      this.unnamed.set(key, Date.now() + NEGATIVE_MS);
+    }
+    return name;
   }
 
   /** The number (digits) behind a lid, or null. */

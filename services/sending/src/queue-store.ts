@@ -32,6 +32,8 @@ export interface StoredQueueItem extends QueueItem {
   ownTypingMs: number | null;
   textLength: number;
   plannedAt: number | null;
+  /** Its final event (queue.sent / queue.failed) was published. */
+  announced: boolean;
 }
 
 const ITEM_FIELDS_LUA = `
@@ -46,6 +48,7 @@ local function finish(qid, itemKey, status, now, messageId, err)
   if err and err ~= '' then redis.call('HSET', itemKey, 'error', err) end
   redis.call('PEXPIRE', itemKey, ${QUEUE_HISTORY_MS})
   redis.call('ZREM', KEYS[2], qid)
+  redis.call('ZREM', string.sub(KEYS[2], 1, -8) .. 'expiry', qid)
   local seq = tonumber(redis.call('HGET', itemKey, 'seq') or '0')
   redis.call('ZADD', KEYS[5] .. status, now * 1000 + (seq % 1000), qid)
   redis.call('ZREMRANGEBYSCORE', KEYS[5] .. status, '-inf', (now - ${QUEUE_HISTORY_MS}) * 1000)
@@ -64,6 +67,7 @@ redis.call('HSET', KEYS[3], 'id', ARGV[2], 'status', 'queued', 'seq', seq, 'crea
 for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[3], ARGV[i], ARGV[i + 1]) end
 redis.call('ZADD', KEYS[2], seq, ARGV[2])
 redis.call('ZADD', KEYS[4], seq, ARGV[2])
+redis.call('ZADD', string.sub(KEYS[2], 1, -8) .. 'expiry', expiresAt, ARGV[2])
 redis.call('SADD', KEYS[6], ARGV[1])
 local start = 0
 if redis.call('HGET', KEYS[1], 'paused') ~= '1' then
@@ -156,6 +160,26 @@ end
 return out
 `;
 
+const EXPIRE_DUE = `
+-- KEYS: settings, pending, itemPrefix, all, historyPrefix, active; ARGV: instanceId, now
+${ITEM_FIELDS_LUA}
+${FINISH_BODY}
+local now = tonumber(ARGV[2])
+local out = {}
+local expiryKey = string.sub(KEYS[2], 1, -8) .. 'expiry'
+for _, qid in ipairs(redis.call('ZRANGEBYSCORE', expiryKey, '-inf', now, 'LIMIT', 0, 1000)) do
+  local itemKey = KEYS[3] .. qid
+  local status = redis.call('HGET', itemKey, 'status')
+  if status == 'queued' then
+    finish(qid, itemKey, 'expired', now, nil, 'expirou antes do envio (ttlHours)')
+    table.insert(out, qid)
+  elseif status ~= 'sending' then
+    redis.call('ZREM', expiryKey, qid)
+  end
+end
+return out
+`;
+
 export type EnqueueResult =
   | { ok: true; position: number; mustStart: boolean; item: StoredQueueItem }
   | { ok: false; reason: "full" };
@@ -185,6 +209,7 @@ export class QueueStore {
       historyPrefix: `${base}h:`,
       active: this.k.queueActive,
       running: this.k.queueRunning(instanceId),
+      expiry: `${base}expiry`,
     };
   }
 
@@ -355,6 +380,31 @@ export class QueueStore {
     return r === 1;
   }
 
+  /**
+   * Items still `queued` past their `expiresAt`, wherever they are in line (the head is also
+   * checked by `next`): marked `expired`; answers their ids. The worker sweeps with it.
+   */
+  async expireDue(instanceId: string, now = Date.now()): Promise<string[]> {
+    const ks = this.keysOf(instanceId);
+    return (await this.redis.eval(
+      EXPIRE_DUE,
+      6,
+      ks.settings,
+      ks.pending,
+      ks.itemPrefix,
+      ks.all,
+      ks.historyPrefix,
+      ks.active,
+      instanceId,
+      now,
+    )) as string[];
+  }
+
+  /** The item's final event was published (a retried activity publishes what was not). */
+  async markAnnounced(instanceId: string, queueId: string): Promise<void> {
+    await this.redis.hset(this.keysOf(instanceId).itemPrefix + queueId, "announced", "1");
+  }
+
   /** Cancels every item still `queued`; answers their ids. */
   async cancelAll(instanceId: string, now = Date.now()): Promise<string[]> {
     const ks = this.keysOf(instanceId);
@@ -405,6 +455,7 @@ export class QueueStore {
       ownTypingMs: num(raw.ownTypingMs),
       textLength: Number(raw.textLength ?? 0),
       plannedAt: num(raw.plannedAt),
+      announced: raw.announced === "1",
     };
   }
 
@@ -455,12 +506,16 @@ export class QueueStore {
     }
     const pipe = this.redis.pipeline();
     for (const id of ids!) pipe.hgetall(ks.itemPrefix + id);
-    const rows = ((await pipe.exec()) ?? []).map(([, v]) => v as Record<string, string>);
+    // In `all`, items still in line show their place too.
+    if (status === "all") for (const id of ids!) pipe.zrank(ks.pending, id);
+    const res = ((await pipe.exec()) ?? []).map(([, v]) => v);
+    const rows = res.slice(0, ids!.length) as Record<string, string>[];
+    const ranks = res.slice(ids!.length) as (number | null)[];
     const items: StoredQueueItem[] = [];
     const gone: string[] = [];
     rows.forEach((raw, i) => {
       if (!raw.id) gone.push(ids[i]!);
-      else items.push(this.decode(raw, status === "pending" ? firstRank + i : null));
+      else items.push(this.decode(raw, status === "pending" ? firstRank + i : (ranks[i] ?? null)));
     });
     if (gone.length && status === "all") await this.redis.zrem(ks.all, ...gone);
     const nextCursor = ids!.length === limit ? String(scores![scores!.length - 1]) : null;
@@ -484,6 +539,6 @@ export class QueueStore {
 
 /** The public view of an item (spec 2.7). */
 export function publicItem(item: StoredQueueItem): QueueItem {
-  const { request: _r, ownDelayMs: _d, ownTypingMs: _t, textLength: _l, plannedAt: _p, ...pub } = item;
+  const { request: _r, ownDelayMs: _d, ownTypingMs: _t, textLength: _l, plannedAt: _p, announced: _a, ...pub } = item;
   return pub;
 }

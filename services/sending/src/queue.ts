@@ -4,6 +4,7 @@ import {
   type Instance,
   type QueueItem,
   type QueueSettings,
+  type QueueSettingsPatch,
   type SendRequest,
 } from "@gw/contracts";
 import { type Platform, randomBase32 } from "@gw/platform";
@@ -16,6 +17,7 @@ export const QUEUE_WORKFLOW = "instanceQueue";
 export const WAKE_SIGNAL = "wake";
 export const CANCEL_ITEMS_SIGNAL = "cancelItems";
 export const queueWorkflowId = (instanceId: string) => `queue-${instanceId}`;
+const MODE_CACHE_MS = 1_000;
 
 /** `qm_` + a ULID-like 26 characters: time-ordered, unique. */
 export function newQueueId(now = Date.now()): string {
@@ -43,6 +45,10 @@ type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName" | "setting
  */
 export class SendQueue {
   readonly store: QueueStore;
+  private readonly modes = new Map<string, { mode: "direct" | "queue"; until: number }>();
+
+  /** Told when a queue workflow could not be started (the reconciler will): for logs. */
+  onStartFailure?: (instanceId: string, err: unknown) => void;
 
   constructor(
     private readonly platform: Platform,
@@ -50,6 +56,24 @@ export class SendQueue {
     private readonly taskQueue: string,
   ) {
     this.store = new QueueStore(platform.redis, platform.keys);
+  }
+
+  /**
+   * The queue mode, read on every send without an `X-Queue` header: kept a second per replica
+   * (a PATCH on this replica applies at once, on others within that second).
+   */
+  async mode(instanceId: string): Promise<"direct" | "queue"> {
+    const hit = this.modes.get(instanceId);
+    if (hit && hit.until > Date.now()) return hit.mode;
+    const mode = (await this.store.settings(instanceId)).mode;
+    if (this.modes.size > 100_000) this.modes.clear();
+    this.modes.set(instanceId, { mode, until: Date.now() + MODE_CACHE_MS });
+    return mode;
+  }
+
+  async updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
+    this.modes.delete(instanceId);
+    return this.store.updateSettings(instanceId, patch);
   }
 
   async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {
@@ -65,7 +89,9 @@ export class SendQueue {
       textLength: textLengthOf(req),
     });
     if (!r.ok) throw new ApiError("queue_full", undefined, undefined, 5);
-    if (r.mustStart) await this.start(instance.id);
+    // Accepted: the item is safe in Redis. If Temporal cannot be reached now, the worker's
+    // reconciler starts the queue within 30 s — an error here would make clients send twice.
+    if (r.mustStart) await this.startOrLeave(instance.id);
     return publicItem(r.item);
   }
 
@@ -88,6 +114,11 @@ export class SendQueue {
       await this.platform.redis.del(this.platform.keys.queueRunning(instanceId)).catch(() => {});
       throw err;
     }
+  }
+
+  /** {@link start}, leaving a failure to the reconciler (logged, not thrown). */
+  private async startOrLeave(instanceId: string): Promise<void> {
+    await this.start(instanceId).catch((err) => this.onStartFailure?.(instanceId, err));
   }
 
   private async signal(instanceId: string, name: string, args: unknown[]): Promise<void> {
@@ -132,11 +163,14 @@ export class SendQueue {
 
   async resume(instanceId: string): Promise<QueueSettings> {
     const { settings, mustStart } = await this.store.setPaused(instanceId, false);
-    if (mustStart) await this.start(instanceId);
+    if (mustStart) await this.startOrLeave(instanceId);
     return settings;
   }
 
-  /** `queue.sent` (with the message id) or `queue.failed` (failed, expired, cancelled). */
+  /**
+   * `queue.sent` (with the message id) or `queue.failed` (failed, expired, cancelled), then the
+   * item is marked announced: a step retried after a crash publishes what was not (at least once).
+   */
   async publishFinal(instance: Source, item: StoredQueueItem): Promise<void> {
     const status = item.status as FinalQueueStatus;
     await this.platform.events.publish(
@@ -144,5 +178,6 @@ export class SendQueue {
       status === "sent" ? "queue.sent" : "queue.failed",
       publicItem(item) as unknown as Record<string, unknown>,
     );
+    await this.store.markAnnounced(instance.id, item.id);
   }
 }

@@ -76,7 +76,14 @@ export function createQueueActivities(deps: {
         return { kind: "failed", error: "instância removida" };
       }
       const begun = await store.beginSend(instanceId, queueId);
-      if (begun !== "ok") return { kind: begun };
+      if (begun !== "ok") {
+        // Ended by an earlier run of this step that died before its event went out: publish it.
+        if (begun === "gone" && !item.announced && (item.status === "sent" || item.status === "failed")) {
+          await sending.queue.publishFinal(instance, item);
+          return item.status === "sent" ? { kind: "sent", messageId: item.messageId ?? "" } : { kind: "gone" };
+        }
+        return { kind: begun };
+      }
       let messageId: string;
       try {
         const res = await sending.sender.send(instance, item.request, { networkId: queueNetworkId(queueId) });

@@ -1,8 +1,6 @@
-import type { Logger } from "@gw/platform";
+import type { Logger, Platform } from "@gw/platform";
 import { queueWorkflowId, type Sending, WAKE_SIGNAL } from "@gw/sending";
 import type { Client } from "@temporalio/client";
-
-const INTERVAL_MS = 30_000;
 
 /**
  * Keeps every instance with pending items served by a running queue workflow. An enqueue
@@ -15,9 +13,11 @@ export class QueueReconciler {
   private running: Promise<void> | null = null;
 
   constructor(
+    private readonly platform: Platform,
     private readonly sending: Sending,
     private readonly client: Client,
     private readonly log: Logger,
+    private readonly intervalMs = 30_000,
   ) {}
 
   start(): void {
@@ -27,7 +27,7 @@ export class QueueReconciler {
         .finally(() => {
           this.running = null;
         });
-    }, INTERVAL_MS);
+    }, this.intervalMs);
     this.timer.unref();
   }
 
@@ -40,6 +40,15 @@ export class QueueReconciler {
   async tick(): Promise<void> {
     const store = this.sending.queue.store;
     for (const instanceId of await store.activeInstances()) {
+      // Items anywhere in line past their TTL (the workflow only sees the first one).
+      const expired = await store.expireDue(instanceId);
+      if (expired.length) {
+        const instance = await this.platform.instanceCache.get(instanceId);
+        for (const id of expired) {
+          const item = await store.get(instanceId, id);
+          if (instance && item) await this.sending.queue.publishFinal(instance, item);
+        }
+      }
       const settings = await store.settings(instanceId);
       if (settings.paused || settings.pending === 0) continue;
       if (await store.claimRunning(instanceId)) {

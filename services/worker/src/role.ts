@@ -50,7 +50,13 @@ export async function startWorkerRole(
   // The queue's sends go to the instance's owning session pod, like the gateway's.
   const sessions = new SessionDirectory(platform, config);
   const sending = createSending(platform, config, sessions, async () => client);
-  const reconciler = new QueueReconciler(sending, client, log.child({ role: "queue-reconciler" }));
+  const reconciler = new QueueReconciler(
+    platform,
+    sending,
+    client,
+    log.child({ role: "queue-reconciler" }),
+    config.QUEUE_RECONCILE_MS,
+  );
 
   const nativeConnection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const worker = await Worker.create({

@@ -105,7 +105,7 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
   const { sending } = ctx;
   const explicit = queueWanted(ctx, req.body);
   const run = async () => {
-    const queued = explicit ?? (await sending.queue.store.settings(ctx.instance.id)).mode === "queue";
+    const queued = explicit ?? (await sending.queue.mode(ctx.instance.id)) === "queue";
     if (queued) {
       if (req.route === "list" && ctx.instance.kind === "standard") {
         throw new ApiError("not_supported", "Listas não têm formato de envio que funcione em instâncias padrão.");

@@ -115,7 +115,7 @@ export const queueRouter = router({
           });
         }
       }
-      return store.updateSettings(ctx.instance.id, patch);
+      return ctx.sending.queue.updateSettings(ctx.instance.id, patch);
     }),
 
   queuePause: instanceProcedure
