@@ -322,7 +322,9 @@ describe("chats", () => {
       [CHAT, 2],
       [other, 1],
     ]);
-    expect(chats[0]!.view).toMatchObject({ name: "Ana", timestamp: 1_767_225_700, isGroup: false, picture: null });
+    expect(chats[0]!.view).toMatchObject({ name: "Ana", timestamp: 1_767_225_700, isGroup: false });
+    // A signed avatar link, which answers 404 while no picture is visible (spec 1 rule 7).
+    expect(chats[0]!.view.picture).toMatch(/\/v1\/avatars\/.+\.jpg\?exp=\d+&sig=/);
     expect((chats[0]!.view.lastMessage as { body: string; id: string }).body).toBe("a2");
     expect((await rm.listChats(inst, { ...chatQ, sortBy: "name", sortOrder: "asc" })).map((c) => c.view.name)).toEqual([
       "Ana",
