@@ -224,6 +224,13 @@ export async function up({ quiet = false } = {}) {
       String(TEMPORAL_UI_PORT),
       "--db-filename",
       join(dir, "dev.db"),
+      // A development store: write-ahead log without an fsync per commit. The default (rollback
+      // journal, full sync) made every workflow step wait on the disk — the queue's scheduling
+      // error in `pnpm bench send` was mostly this server's own latency.
+      "--sqlite-pragma",
+      "journal_mode=wal",
+      "--sqlite-pragma",
+      "synchronous=off",
       "--log-level",
       "warn",
     ]);
