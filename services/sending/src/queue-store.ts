@@ -385,19 +385,7 @@ export class QueueStore {
    * checked by `next`): marked `expired`; answers their ids. The worker sweeps with it.
    */
   async expireDue(instanceId: string, now = Date.now()): Promise<string[]> {
-    const ks = this.keysOf(instanceId);
-    return (await this.redis.eval(
-      EXPIRE_DUE,
-      6,
-      ks.settings,
-      ks.pending,
-      ks.itemPrefix,
-      ks.all,
-      ks.historyPrefix,
-      ks.active,
-      instanceId,
-      now,
-    )) as string[];
+    return this.sweep(EXPIRE_DUE, instanceId, now);
   }
 
   /** The item's final event was published (a retried activity publishes what was not). */
@@ -407,19 +395,14 @@ export class QueueStore {
 
   /** Cancels every item still `queued`; answers their ids. */
   async cancelAll(instanceId: string, now = Date.now()): Promise<string[]> {
+    return this.sweep(CANCEL_ALL, instanceId, now);
+  }
+
+  /** A script that finishes many items (cancel-all, expiry): the same keys, the ids it ended. */
+  private async sweep(script: string, instanceId: string, now: number): Promise<string[]> {
     const ks = this.keysOf(instanceId);
-    return (await this.redis.eval(
-      CANCEL_ALL,
-      6,
-      ks.settings,
-      ks.pending,
-      ks.itemPrefix,
-      ks.all,
-      ks.historyPrefix,
-      ks.active,
-      instanceId,
-      now,
-    )) as string[];
+    const keys = [ks.settings, ks.pending, ks.itemPrefix, ks.all, ks.historyPrefix, ks.active];
+    return (await this.redis.eval(script, keys.length, ...keys, instanceId, now)) as string[];
   }
 
   // --- reads -----------------------------------------------------------------------------------

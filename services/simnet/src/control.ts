@@ -105,6 +105,10 @@ export interface ControlHooks {
   reset(): void;
 }
 
+/** `PUT …/picture`: a profile or group picture, or null to remove it. */
+const pictureBody = z.object({
+  picture: z.object({ data: z.string().min(1), mimetype: z.string().min(3) }).nullable(),
+});
 export function registerControl(app: FastifyInstance, state: SimnetState, hooks: ControlHooks): void {
   app.setErrorHandler((err, req, reply: FastifyReply) => {
     if (err instanceof SimnetError) return reply.code(err.status).send(err.toBody());
@@ -240,11 +244,7 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
   /** The phone sets (or, with `null`, removes) its profile picture. */
   app.put("/simnet/phones/:phone/picture", async (req) => {
     const acc = account(req);
-    const body = parse(
-      z.object({ picture: z.object({ data: z.string().min(1), mimetype: z.string().min(3) }).nullable() }),
-      req.body,
-    );
-    acc.picture = body.picture;
+    acc.picture = parse(pictureBody, req.body).picture;
     return { picture: acc.picture };
   });
 
@@ -363,11 +363,7 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
   /** A group's picture (`null` removes it). */
   app.put("/simnet/groups/:groupId/picture", async (req) => {
     const group = groupOf(req);
-    const body = parse(
-      z.object({ picture: z.object({ data: z.string().min(1), mimetype: z.string().min(3) }).nullable() }),
-      req.body,
-    );
-    group.picture = body.picture;
+    group.picture = parse(pictureBody, req.body).picture;
     return { picture: group.picture };
   });
 }
