@@ -47,6 +47,10 @@ export function keys(prefix: string) {
     /** Read model (spec 4.5): messages at `<schema>:<instanceId>:<networkId>`, chats at `<schema>:<instanceId>:<chatId>`. */
     readMessageSchema: `${prefix}rmsg`,
     readChatSchema: `${prefix}rchat`,
+    /** ZSET of the read model's messages stored under a chat (score sortKey, member networkId). */
+    readChatIndex: (instanceId: string, chatId: string) => `${prefix}rmz:${instanceId}:${chatId}`,
+    /** ZSET of the messages stored under a number chat that carry this privacy id (`chatLid`). */
+    readLidIndex: (instanceId: string, lid: string) => `${prefix}rmzl:${instanceId}:${lid}`,
     /** An ack that came before its message was stored (a short while). */
     readPendingAck: (instanceId: string, networkId: string) => `${prefix}rack:${instanceId}:${networkId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */

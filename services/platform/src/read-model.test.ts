@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "../../../test/support/gateway.ts";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
-import { ACK, type MessageQuery, parseAck, type ReadModel } from "./read-model.ts";
+import { ACK, type MessageDoc, type MessageQuery, parseAck, type ReadModel } from "./read-model.ts";
 
 let platform: Platform;
 let rm: ReadModel;
@@ -301,6 +301,88 @@ describe("one identity per person", () => {
     expect((chats[0]!.view.lastMessage as { body: string }).body).toBe("resposta");
     const raw = await rm.listChats(inst, { ...chatQ, merge: false });
     expect(raw.map((c) => c.view.id).sort()).toEqual([CHAT, LID].sort());
+  });
+});
+
+describe("the fast page (message sets) answers like the index", () => {
+  it("same order, ties, offsets, bounds and merges as the search path; expired documents skipped", async () => {
+    const inst = instance();
+    const base = 1_767_225_600;
+    // Lid era, then number era carrying the lid, then ours without it; many ties on one sortKey.
+    await platform.identity.learn(inst.id, LID, CONTACT);
+    const docs: MessageDoc[] = [];
+    for (let i = 0; i < 24; i++) {
+      const chatId = i < 8 ? LID : CHAT;
+      const m = inbound({
+        chatId,
+        chatLid: i < 8 ? null : i % 3 === 0 ? null : LID,
+        text: `t${i}`,
+        timestamp: base + Math.floor(i / 4),
+        fromMe: i % 5 === 0,
+        id: `3EB0TIE${String((i * 7) % 24).padStart(2, "0")}${i}`,
+      });
+      // Four messages share each second and, through a fixed clock, each sortKey.
+      docs.push(rm.docOf(inst.id, m.payload, { networkId: m.networkId }, (base + Math.floor(i / 4)) * 1000 + 500)!);
+    }
+    await rm.saveMany(inst.id, docs);
+    // Through the session manager's path too (its own arrival milliseconds).
+    for (let i = 0; i < 4; i++) {
+      const m = inbound({ text: `r${i}`, timestamp: base + 2, fromMe: i === 1 });
+      await rm.record(inst, i === 1 ? "message.any" : "message", m.payload, { networkId: m.networkId });
+    }
+    const queries: Partial<MessageQuery>[] = [];
+    for (const sortOrder of ["desc", "asc"] as const)
+      for (const merge of [true, false])
+        for (const [offset, limit] of [
+          [0, 100],
+          [0, 5],
+          [3, 4],
+          [7, 9],
+          [26, 10],
+          [40, 5],
+        ] as const)
+          queries.push({ sortOrder, merge, offset, limit });
+    queries.push({ timestampGte: base + 1, timestampLte: base + 3 }, { timestampGte: base + 4, sortOrder: "asc" });
+    queries.push({ timestampLte: base + 1, offset: 2, limit: 3 }, { timestampGte: base + 2, timestampLte: base + 2 });
+    const compare = async () => {
+      for (const chat of [CHAT, LID])
+        for (const over of queries) {
+          const fast = await rm.listMessages(inst, chat, q(over), "sets");
+          const slow = await rm.listMessages(inst, chat, q(over), "search");
+          expect(fast, `${chat} ${JSON.stringify(over)}`).toEqual(slow);
+        }
+    };
+    await compare();
+    const all = await rm.listMessages(inst, CHAT, q(), "sets");
+    expect(all).toHaveLength(28);
+    // Ties: by network id, reversed for newest first.
+    const same = all.filter((m) => m.timestamp === base + 5).map((m) => m.id.split("_")[2]!);
+    expect(same).toEqual([...same].sort().reverse());
+    expect((await rm.listMessages(inst, LID, q({ merge: false }), "sets")).map((m) => m.body)).toEqual(
+      ["t7", "t6", "t5", "t4", "t3", "t2", "t1", "t0"].sort((a, b) => {
+        const ia = Number(a.slice(1));
+        const ib = Number(b.slice(1));
+        return Math.floor(ib / 4) - Math.floor(ia / 4) || (docs[ib]!.networkId < docs[ia]!.networkId ? -1 : 1);
+      }),
+    );
+    // The sets live as long as their newest message.
+    const redis = platform.redis;
+    expect(await redis.pttl(platform.keys.readChatIndex(inst.id, CHAT))).toBeGreaterThan(0);
+    expect(await redis.pttl(platform.keys.readLidIndex(inst.id, LID))).toBeGreaterThan(0);
+    // Documents gone (retention): skipped, the page filled from further on, and out of the sets.
+    const gone = [all[1]!, all[5]!, all[20]!].map((m) => m.id.split("_")[2]!);
+    await redis.del(...gone.map((id) => rm.messageKey(inst.id, id)));
+    await compare();
+    expect((await rm.listMessages(inst, CHAT, q({ limit: 5 }))).map((m) => m.id)).toEqual(
+      all
+        .filter((m) => !gone.includes(m.id.split("_")[2]!))
+        .slice(0, 5)
+        .map((m) => m.id),
+    );
+    expect(await redis.zscore(platform.keys.readChatIndex(inst.id, CHAT), gone[0]!)).toBe(null);
+    // Storage switched off: empty.
+    const off = { ...inst, settings: { ...inst.settings, storage: { ...inst.settings.storage, messages: false } } };
+    expect(await rm.listMessages(off, CHAT, q(), "sets")).toEqual([]);
   });
 });
 

@@ -254,8 +254,21 @@ local function setAck(key, n)
 end
 `;
 
-/** KEYS: doc, pending ack. ARGV: json, ttl ms. Keeps an ack that is further along (stored or pending). */
+/**
+ * KEYS: doc, pending ack, chat's message set, lid's message set (or the chat's again). ARGV:
+ * json, ttl ms, sortKey, networkId. Keeps an ack that is further along (stored or pending); the
+ * message sets (the fast page) hold the message under its sortKey and live as long as their
+ * newest message, like chat records.
+ */
 const SAVE_MESSAGE = `${ADVANCE}
+local function index()
+  for i = 3, 4 do
+    if i == 3 or KEYS[4] ~= KEYS[3] then
+      redis.call('ZADD', KEYS[i], ARGV[3], ARGV[4])
+      redis.call('PEXPIRE', KEYS[i], ARGV[2])
+    end
+  end
+end
 local cur = -2
 local edit = nil
 if redis.call('EXISTS', KEYS[1]) == 1 then
@@ -273,6 +286,7 @@ if edit then
   redis.call('JSON.SET', KEYS[1], '.editedAt', edit[2])
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
+index()
 local n = tonumber(redis.call('JSON.GET', KEYS[1], '.ack'))
 if advance(n, cur) then setAck(KEYS[1], cur); n = cur end
 local p = redis.call('GET', KEYS[2])
@@ -395,6 +409,29 @@ export function searchDocs<T>(reply: unknown): T[] {
   return docs;
 }
 
+/** The `__key` of each row of an FT.AGGREGATE … LOAD 1 @__key reply (RESP2 `[total, [field, value, …], …]` or RESP3). */
+export function aggregateKeys(reply: unknown): string[] {
+  if (!Array.isArray(reply)) return [];
+  const rows: unknown[][] =
+    typeof reply[0] === "number"
+      ? (reply.slice(1) as unknown[][])
+      : ((reply[reply.indexOf("results") + 1] as unknown[][] | undefined) ?? []).map(
+          (entry) => entry[entry.indexOf("extra_attributes") + 1] as unknown[],
+        );
+  const keys: string[] = [];
+  for (const row of rows) {
+    const at = Array.isArray(row) ? row.indexOf("__key") : -1;
+    if (at >= 0) keys.push(String(row[at + 1]));
+  }
+  return keys;
+}
+
+/** The order of the message pages (ascending): sortKey, then network id (byte order, as Redis sorts members). */
+export function compareEntries(scoreA: number, idA: string, scoreB: number, idB: string): number {
+  if (scoreA !== scoreB) return scoreA < scoreB ? -1 : 1;
+  return idA < idB ? -1 : idA > idB ? 1 : 0;
+}
+
 const MAX_RAW_CHARS = 32_768;
 
 /** The network's event as `_data`: media bytes left out (they have their own link), capped in size. */
@@ -424,7 +461,16 @@ const CHAT_SORT_FIELD: Record<ChatSort, string> = { lastMessageAt: "lastMessageA
 
 /** The scripts, as ioredis defines them on the client and its pipelines. */
 type Scripts<R> = {
-  gwRmSave(doc: string, pending: string, json: string, ttlMs: string): R;
+  gwRmSave(
+    doc: string,
+    pending: string,
+    chatSet: string,
+    lidSet: string,
+    json: string,
+    ttlMs: string,
+    sortKey: string,
+    networkId: string,
+  ): R;
   gwRmAck(doc: string, pending: string, ack: string, ttlMs: string): R;
   gwRmPatch(doc: string, ...pathsAndValues: string[]): R;
   gwRmRaise(doc: string, ack: string): R;
@@ -461,7 +507,7 @@ export class ReadModel {
     this.messagesRepo = new Repository(this.schemas.messages, om);
     this.chatsRepo = new Repository(this.schemas.chats, om);
     this.pendingAckMs = opts.pendingAckMs ?? 120_000;
-    redis.defineCommand("gwRmSave", { numberOfKeys: 2, lua: SAVE_MESSAGE });
+    redis.defineCommand("gwRmSave", { numberOfKeys: 4, lua: SAVE_MESSAGE });
     redis.defineCommand("gwRmAck", { numberOfKeys: 2, lua: APPLY_ACK });
     redis.defineCommand("gwRmPatch", { numberOfKeys: 1, lua: PATCH });
     redis.defineCommand("gwRmRaise", { numberOfKeys: 1, lua: RAISE_ACK });
@@ -478,6 +524,18 @@ export class ReadModel {
 
   chatKey(instanceId: string, chatId: string): string {
     return `${this.k.readChatSchema}:${instanceId}:${chatId}`;
+  }
+
+  /**
+   * The message sets of a stored message: its chat's, and (stored under a number, carrying the
+   * privacy id) its lid's. Together they hold what `@keys` finds; the chat's alone what `@chatKey` finds.
+   */
+  private messageSets(instanceId: string, doc: Pick<MessageDoc, "chatId" | "chatLid">): [string, string] {
+    const chatSet = this.k.readChatIndex(instanceId, doc.chatId);
+    return [
+      chatSet,
+      doc.chatLid && doc.chatLid !== doc.chatId ? this.k.readLidIndex(instanceId, doc.chatLid) : chatSet,
+    ];
   }
 
   // --- writes ------------------------------------------------------------------------------
@@ -574,9 +632,20 @@ export class ReadModel {
   /** Messages already in stored form, pipelined (bulk loads and benchmarks). */
   async saveMany(instanceId: string, docs: MessageDoc[]): Promise<void> {
     const p = this.redis.pipeline();
+    const ttl = this.opts.retentionMs;
+    const sets = new Map<string, (string | number)[]>();
     for (const doc of docs) {
       p.call("JSON.SET", this.messageKey(instanceId, doc.networkId), "$", JSON.stringify(doc));
-      p.pexpire(this.messageKey(instanceId, doc.networkId), this.opts.retentionMs);
+      p.pexpire(this.messageKey(instanceId, doc.networkId), ttl);
+      for (const set of new Set(this.messageSets(instanceId, doc))) {
+        const members = sets.get(set) ?? [];
+        if (members.length === 0) sets.set(set, members);
+        members.push(doc.sortKey, doc.networkId);
+      }
+    }
+    for (const [set, members] of sets) {
+      p.zadd(set, ...members);
+      p.pexpire(set, ttl);
     }
     const results = (await p.exec()) ?? [];
     const failed = results.find(([err]) => err);
@@ -587,8 +656,11 @@ export class ReadModel {
     await this.r.gwRmSave(
       this.messageKey(instanceId, doc.networkId),
       this.k.readPendingAck(instanceId, doc.networkId),
+      ...this.messageSets(instanceId, doc),
       JSON.stringify(doc),
       String(this.opts.retentionMs),
+      String(doc.sortKey),
+      doc.networkId,
     );
   }
 
@@ -729,20 +801,81 @@ export class ReadModel {
     return { canonical, ids: [...ids] };
   }
 
-  /** Spec 4.5 `GET /chats/{chatId}/messages`: newest first unless asked otherwise. */
-  async listMessages(instance: Instance, chatId: string, q: MessageQuery): Promise<MessageView[]> {
+  /**
+   * Spec 4.5 `GET /chats/{chatId}/messages`: newest first unless asked otherwise. The common page
+   * (no `fromMe`/`ack` filter) is read from the chats' message sets; filtered pages search the
+   * index. Both order by sortKey, then by network id (`path` forces one, for tests).
+   */
+  async listMessages(
+    instance: Instance,
+    chatId: string,
+    q: MessageQuery,
+    path?: "sets" | "search",
+  ): Promise<MessageView[]> {
     if (!instance.settings.storage.messages) return [];
+    const ids = q.merge ? (await this.chatFamily(instance.id, chatId)).ids : [chatId];
+    const docs =
+      path === "search" || (path !== "sets" && (q.fromMe !== undefined || q.ack !== undefined))
+        ? await this.searchPage(instance.id, chatId, ids, q)
+        : await this.setsPage(instance.id, ids, q);
+    return this.views(instance, docs, q.downloadMedia);
+  }
+
+  /**
+   * The fast page: ZRANGE … BYSCORE of each message set the read covers (the chat's, and merged,
+   * the family's chats and lids), merged here, then the documents in one JSON.MGET. A member
+   * whose document expired (retention) is dropped from the sets and the page read again.
+   */
+  private async setsPage(instanceId: string, ids: string[], q: MessageQuery): Promise<MessageDoc[]> {
+    if (q.limit <= 0) return [];
+    const sets = q.merge
+      ? ids.flatMap((id) => [this.k.readChatIndex(instanceId, id), this.k.readLidIndex(instanceId, id)])
+      : [this.k.readChatIndex(instanceId, ids[0]!)];
+    const desc = q.sortOrder !== "asc";
+    const lo = q.timestampGte !== undefined ? String(q.timestampGte * 1000) : "-inf";
+    const hi = q.timestampLte !== undefined ? String(q.timestampLte * 1000 + 999) : "+inf";
+    // One set: the page itself; several: the first offset + limit of each, merged.
+    const [from, count] = sets.length === 1 ? [q.offset, q.limit] : [0, q.offset + q.limit];
+    for (let attempt = 0; ; attempt++) {
+      const p = this.redis.pipeline();
+      for (const set of sets) {
+        if (desc) p.zrange(set, hi, lo, "BYSCORE", "REV", "LIMIT", from, count, "WITHSCORES");
+        else p.zrange(set, lo, hi, "BYSCORE", "LIMIT", from, count, "WITHSCORES");
+      }
+      const replies = (await p.exec()) ?? [];
+      const scores = new Map<string, number>();
+      for (const [err, reply] of replies) {
+        if (err) throw err;
+        const flat = reply as string[];
+        for (let i = 0; i < flat.length; i += 2) scores.set(flat[i]!, Number(flat[i + 1]));
+      }
+      let members = [...scores.keys()];
+      if (sets.length > 1) {
+        members.sort((a, b) => compareEntries(scores.get(a)!, a, scores.get(b)!, b) * (desc ? -1 : 1));
+        members = members.slice(q.offset, q.offset + q.limit);
+      }
+      const docs = await this.jsonMGet<MessageDoc>(members.map((m) => this.messageKey(instanceId, m)));
+      const gone = members.filter((_, i) => docs[i] === null);
+      if (gone.length === 0 || attempt >= 5) return docs.filter((d): d is MessageDoc => d !== null);
+      // Expired documents (retention): out of the sets, and the page again.
+      const cleanup = this.redis.pipeline();
+      for (const set of sets) cleanup.zrem(set, ...gone);
+      await cleanup.exec();
+    }
+  }
+
+  /** A page through the index (filters the sets do not answer): FT.AGGREGATE sorted by sortKey, then key. */
+  private async searchPage(instanceId: string, chatId: string, ids: string[], q: MessageQuery): Promise<MessageDoc[]> {
     const parts: string[] = [];
     if (q.merge) {
-      const { ids } = await this.chatFamily(instance.id, chatId);
       parts.push(
         tagQuery(
           "keys",
-          ids.map((id) => tagKey(instance.id, id)),
+          ids.map((id) => tagKey(instanceId, id)),
         ),
       );
     } else {
-      parts.push(tagQuery("chatKey", [tagKey(instance.id, chatId)]));
+      parts.push(tagQuery("chatKey", [tagKey(instanceId, chatId)]));
     }
     if (q.fromMe !== undefined) parts.push(`@fromMe:{${q.fromMe}}`);
     if (q.ack !== undefined) parts.push(`@ack:[${q.ack} ${q.ack}]`);
@@ -751,8 +884,7 @@ export class ReadModel {
       const hi = q.timestampLte !== undefined ? q.timestampLte * 1000 + 999 : "+inf";
       parts.push(`@sortKey:[${lo} ${hi}]`);
     }
-    const docs = await this.search(parts.join(" "), q.sortOrder, q.offset, q.limit);
-    return this.views(instance, docs, q.downloadMedia);
+    return this.search(parts.join(" "), q.sortOrder, q.offset, q.limit);
   }
 
   /** Received messages of a chat not read yet (for `POST …/messages/read`), newest first. */
@@ -784,27 +916,33 @@ export class ReadModel {
   }
 
   /**
-   * The hot path: the FT.SEARCH redis-om's `searchRaw(query).sortBy(…).return.page(…)` sends,
-   * over ioredis, with the documents parsed as they are — redis-om's per-field conversions
-   * (a JSONPath pass and a deep clone per document) doubled the cost of a page of 50.
+   * Messages through the index, ordered like the message sets: by sortKey, then by key (the
+   * network id; FT.SEARCH alone would order ties by indexing order, which every ack changes).
+   * The keys come from FT.AGGREGATE, the documents, parsed as they are, from one JSON.MGET.
    */
   private async search(query: string, order: "asc" | "desc", offset: number, limit: number): Promise<MessageDoc[]> {
     if (limit <= 0) return [];
+    const dir = order === "asc" ? "ASC" : "DESC";
     const reply = await this.redis.call(
-      "FT.SEARCH",
+      "FT.AGGREGATE",
       `${this.k.readMessageSchema}:index`,
       query,
+      "LOAD",
+      "1",
+      "@__key",
       "SORTBY",
-      "sortKey",
-      order === "asc" ? "ASC" : "DESC",
+      "4",
+      "@sortKey",
+      dir,
+      "@__key",
+      dir,
       "LIMIT",
       String(offset),
       String(limit),
-      "RETURN",
-      "1",
-      "$",
     );
-    return searchDocs<MessageDoc>(reply);
+    const keys = aggregateKeys(reply);
+    const docs = await this.jsonMGet<MessageDoc>(keys);
+    return docs.filter((d): d is MessageDoc => d !== null);
   }
 
   /** One message by its API id (or bare network id), if it belongs to the chat (merged: to the person). */
