@@ -3,7 +3,6 @@ import {
   type AccountInfo,
   ApiError,
   type Capping,
-  type ErrorCode,
   type ExistsResult,
   type OutboundContent,
   type PasskeyAssertion,
