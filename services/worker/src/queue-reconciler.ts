@@ -67,11 +67,17 @@ export class QueueReconciler {
     }
   }
 
-  /** The number reconnected: a running queue workflow retries its waiting item now. */
+  /**
+   * The number reconnected: a running queue workflow retries its waiting item now. Only
+   * instances with pending items are signalled (a Redis set check, not a Temporal call per
+   * status event: status events can be many).
+   */
   wake(instanceId: string): void {
-    this.client.workflow
-      .getHandle(queueWorkflowId(instanceId))
-      .signal(WAKE_SIGNAL)
+    this.platform.redis
+      .sismember(this.platform.keys.queueActive, instanceId)
+      .then((active) =>
+        active ? this.client.workflow.getHandle(queueWorkflowId(instanceId)).signal(WAKE_SIGNAL) : undefined,
+      )
       .catch(() => {}); // not running: nothing waits
   }
 }
