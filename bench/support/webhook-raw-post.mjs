@@ -1,7 +1,7 @@
 // The baseline of bench/webhooks.mjs, in its own process: raw undici POSTs of the same JSON bodies
 // to the same receiver, no Redis, no signing, nothing else — what one Node process can push to
 // that receiver. Run as `node --import tsx bench/support/webhook-raw-post.mjs` (it builds the
-// bodies with the platform's own EventBus.envelope).
+// bodies with the platform's own eventEnvelope).
 //
 // Same client as the dispatcher: the undici of services/platform (an Agent, keep-alive,
 // pipelining 1, `request`), CONCURRENCY requests in flight (the dispatcher's
@@ -16,7 +16,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { EventBus } from "../../services/platform/src/events.ts";
+import { eventEnvelope } from "../../services/platform/src/events.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const { Agent, request } = createRequire(join(ROOT, "services", "platform", "package.json"))("undici");
@@ -29,7 +29,6 @@ const instanceIds = JSON.parse(process.env.INSTANCES ?? '["i_bench"]');
 const secrets = process.env.SECRETS ? JSON.parse(process.env.SECRETS) : undefined;
 const sign = secrets ? (await import("../../services/webhook-verify/src/index.ts")).sign : undefined;
 
-const bus = new EventBus(/* redis: not used by envelope() */ null, null, 1, 1);
 const sources = instanceIds.map((id, i) => ({
   id,
   provider: "baileys",
@@ -41,7 +40,7 @@ const dispatcher = new Agent();
 
 let failures = 0;
 async function post(k) {
-  const env = bus.envelope(sources[k % sources.length], "session.status", {
+  const env = eventEnvelope(sources[k % sources.length], "session.status", {
     status: "WORKING",
     previousStatus: "STARTING",
     reason: null,

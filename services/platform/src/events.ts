@@ -74,6 +74,20 @@ type PublishScript = (
 
 type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
 
+/** A spec 2.11 envelope with a fresh `evt_` id (no I/O: benches and tests build them too). */
+export function eventEnvelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
+  const now = Date.now();
+  return {
+    id: newEventId(now),
+    event,
+    instanceId: instance.id,
+    provider: instance.provider,
+    timestamp: now,
+    payload,
+    me: instance.phone ? { id: `${instance.phone}@c.us`, phone: instance.phone, pushName: instance.pushName } : null,
+  };
+}
+
 export class EventBus {
   constructor(
     private readonly redis: Redis,
@@ -81,21 +95,11 @@ export class EventBus {
     readonly shards: number,
     private readonly maxLen: number,
   ) {
-    // (A bench builds envelopes with a bus that has no Redis at all.)
-    redis?.defineCommand("gwPublish", { numberOfKeys: 2, lua: PUBLISH });
+    redis.defineCommand("gwPublish", { numberOfKeys: 2, lua: PUBLISH });
   }
 
   envelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
-    const now = Date.now();
-    return {
-      id: newEventId(now),
-      event,
-      instanceId: instance.id,
-      provider: instance.provider,
-      timestamp: now,
-      payload,
-      me: instance.phone ? { id: `${instance.phone}@c.us`, phone: instance.phone, pushName: instance.pushName } : null,
-    };
+    return eventEnvelope(instance, event, payload);
   }
 
   /**

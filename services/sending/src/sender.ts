@@ -16,7 +16,7 @@ export class Sender {
   readonly composeDeps: ComposeDeps;
 
   constructor(
-    private readonly platform: Platform,
+    platform: Platform,
     config: Config,
     private readonly sessions: SessionDirectory,
   ) {
@@ -55,10 +55,5 @@ export class Sender {
       id: formatMessageId({ fromMe: true, chatId: resultChat, id: result.id }),
       status: "sent",
     };
-  }
-
-  /** The chat a request names, normalized (for queue items and errors before the send). */
-  get messages() {
-    return this.platform.messages;
   }
 }

@@ -2,9 +2,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { ApiError } from "@gw/contracts";
 import type { Config, Logger, Platform } from "@gw/platform";
-import { apiErrorOf, secretMatches, statusOfErrors } from "@gw/platform";
-import { TRPCError } from "@trpc/server";
-import { fastifyTRPCPlugin } from "@trpc/server/adapters/fastify";
+import { apiErrorOf, secretMatches } from "@gw/platform";
 import Fastify from "fastify";
 import { INTERNAL_SECRET_HEADER } from "./client.ts";
 import { SessionManager } from "./manager.ts";
@@ -15,7 +13,7 @@ import { sessionRouter } from "./rpc.ts";
 
 /**
  * The session role: a pod that holds network connections under leases and serves their
- * operations over internal tRPC on SESSION_PORT.
+ * operations (the session router's procedures, `POST /rpc/<op>`) on SESSION_PORT.
  */
 export async function startSessionRole(config: Config, platform: Platform, log: Logger) {
   if (!config.AUTH_STATE_KEY) throw new Error("AUTH_STATE_KEY is required where the session role runs");
@@ -33,23 +31,9 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   });
   let manager: SessionManager | undefined;
   app.get("/healthz", async () => ({ status: "ok", podId, instances: manager?.size ?? 0 }));
-  await app.register(fastifyTRPCPlugin, {
-    prefix: "/trpc",
-    trpcOptions: {
-      router: sessionRouter,
-      responseMeta: statusOfErrors,
-      createContext: ({ req }: { req: { headers: Record<string, string | string[] | undefined> } }) => {
-        const presented = req.headers[INTERNAL_SECRET_HEADER];
-        if (typeof presented !== "string" || !secretMatches(presented, config.INTERNAL_SECRET) || !manager) {
-          throw new TRPCError({ code: "UNAUTHORIZED", message: "internal secret missing or wrong" });
-        }
-        return { api: manager };
-      },
-    },
-  });
-  // The hot path: `POST /rpc/<op>` calls the same router's procedure directly (a thin binding,
-  // like the public REST one), without the fetch adapter's WHATWG Request and streams per call
-  // (~25 % of the pod's CPU per send in `pnpm bench send`). /trpc stays for tRPC clients.
+  // `POST /rpc/<op>` calls the session router's procedure directly (a thin binding, like the
+  // public REST one): tRPC's fetch adapter built a WHATWG Request and streams per call, ~25 % of
+  // the pod's CPU per send in `pnpm bench send`.
   const caller = () => {
     if (!manager) throw new ApiError("network_unavailable", "Servidor de sessão iniciando.", undefined, 1);
     callerOf ??= sessionRouter.createCaller({ api: manager });

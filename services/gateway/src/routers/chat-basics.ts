@@ -1,18 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { ApiError, chatFields, existsResultSchema, requireChat, successSchema } from "@gw/contracts";
+import { chatFields, existsResultSchema, requireChat, successSchema } from "@gw/contracts";
 import { z } from "zod";
-import type { Context } from "../trpc/context.ts";
+import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
-
-/** Routes that talk to the network need the connection open; the owner answers. */
-async function connectedOwner(ctx: Context & { instance: { id: string; connectionStatus: string } }) {
-  if (ctx.instance.connectionStatus !== "WORKING") {
-    throw new ApiError("instance_not_connected", undefined, {
-      connectionStatus: `esperado WORKING, atual ${ctx.instance.connectionStatus}`,
-    });
-  }
-  return ctx.sessions.owner(ctx.instance.id);
-}
 
 const chatInput = z.object(chatFields);
 

@@ -10,6 +10,7 @@ import {
 import { type ChatQuery, type ChatSort, type ChatView, type MessageQuery, parseAck } from "@gw/platform";
 import { z } from "zod";
 import { avatarOf } from "../http/files.ts";
+import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
@@ -29,15 +30,6 @@ type WithInstance = Context & { instance: Instance };
 function standard(ctx: WithInstance): Instance {
   if (ctx.instance.kind !== "standard") throw new ApiError("not_supported_by_provider");
   return ctx.instance;
-}
-
-async function connectedOwner(ctx: WithInstance) {
-  if (ctx.instance.connectionStatus !== "WORKING") {
-    throw new ApiError("instance_not_connected", undefined, {
-      connectionStatus: `esperado WORKING, atual ${ctx.instance.connectionStatus}`,
-    });
-  }
-  return ctx.sessions.owner(ctx.instance.id);
 }
 
 // --- query parameters --------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
 } from "@gw/contracts";
 import { IdempotencyStore, resolveRef } from "@gw/sending";
 import { z } from "zod";
+import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
@@ -216,8 +217,7 @@ export const messagesRouter = router({
         if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
         byChat.set(chatId, [...(byChat.get(chatId) ?? []), ref.apiId ?? ref.id]);
       }
-      if (ctx.instance.connectionStatus !== "WORKING") throw new ApiError("instance_not_connected");
-      const owner = await ctx.sessions.owner(ctx.instance.id);
+      const owner = await connectedOwner(ctx);
       for (const [chatId, list] of byChat) {
         await owner.markRead(ctx.instance.id, chatId, list);
         // The read model follows (unread counts, acks of received messages).
@@ -249,8 +249,7 @@ export const messagesRouter = router({
       const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
       const chatId = ref.chatId ?? chatOf(input);
       if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
-      if (ctx.instance.connectionStatus !== "WORKING") throw new ApiError("instance_not_connected");
-      const owner = await ctx.sessions.owner(ctx.instance.id);
+      const owner = await connectedOwner(ctx);
       const result = await owner.send(ctx.instance.id, chatId, {
         type: "reaction",
         targetId: ref.id,

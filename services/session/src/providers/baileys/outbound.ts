@@ -151,7 +151,7 @@ const LINK_THUMBNAIL_WIDTH = 192;
 export const MAX_POLL_OPTIONS = 12;
 
 export const POLL_VOTE_MESSAGE =
-  "Votar em enquetes não é suportado em instâncias padrão: o voto é cifrado com a chave da enquete original, e o gateway ainda não guarda as mensagens recebidas.";
+  "Votos em enquetes são enviados pela sessão (cifrados com a chave da enquete guardada), não por este mapeamento.";
 const NEWSLETTER_REACTION_MESSAGE = "Reagir a publicações de canais não é suportado em instâncias padrão.";
 
 type Kind = OutboundContent["type"];
