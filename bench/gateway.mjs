@@ -2,8 +2,13 @@
 // Redis Stack: token check + rate limit in one Lua round trip per request) against a bare Fastify
 // hello-world in its own process, same machine, same autocannon settings.
 //
-// Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (default 50), BENCH_WARMUP
-// (s, default 3), BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1
+// The two targets are measured in alternating rounds (bare, gateway, bare, gateway, …; BENCH_ROUNDS,
+// default 3), and the figure is the median of the rounds' ratios: this machine's speed drifts by
+// ±20 % within a minute (bare Fastify alone gave 28,000–56,000 req/s in one hour), so a ratio
+// of two runs taken a minute apart measured the drift as much as the gateway.
+//
+// Environment: BENCH_DURATION (s per measured run, default 10), BENCH_ROUNDS (default 3),
+// BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3, before each target's first run), BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1
 // (run the gateway as `node --cpu-prof --import tsx …`, write its V8 CPU profile to
 // .local/bench/profiles and print its hot spots; figures taken under the profiler are not
 // comparable to normal runs).
@@ -39,25 +44,27 @@ export default async function gatewayBench() {
   const duration = intEnv("BENCH_DURATION", 10);
   const connections = intEnv("BENCH_CONNECTIONS", 50);
   const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
+  const rounds = intEnv("BENCH_ROUNDS", 3);
   const profile = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
   const settings = { connections, duration, pipelining: 1 };
 
   console.log("bench gateway: authenticated GET /v1/instances/{id} vs bare Fastify hello-world");
   printMachineFacts();
   console.log(
-    `autocannon: ${connections} connections, pipelining 1, warm-up ${warmup}s then ${duration}s measured, per target`,
+    `autocannon: ${connections} connections, pipelining 1, warm-up ${warmup}s then ${rounds} rounds of ${duration}s per target, alternating`,
   );
   console.log("gateway: LOG_LEVEL=warn, NODE_ENV=production (request logging off, as at a production log level)");
   if (profile) console.log("gateway: under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
 
-  let bare;
   let gw;
   let spread;
   let profileDir;
+  const runs = []; // [{ bare, gateway }] per round
   try {
-    // 1. Bare Fastify, first: its req/s bounds what the gateway can reach, which sizes the instance pool.
+    // 1. Bare Fastify: its req/s bounds what the gateway can reach, which sizes the instance pool.
     // It gets the gateway's exact request shape (path + x-instance-token header), from a pool of
-    // made-up ids, so the load generator does the same work for both targets.
+    // made-up ids, so the load generator does the same work for both targets. It stays up (idle)
+    // while the gateway is measured: the rounds alternate.
     const barePort = await freePort();
     const bareSvc = spawnService({
       name: "bare-fastify",
@@ -71,11 +78,12 @@ export default async function gatewayBench() {
       path: `/v1/instances/i${String(i).padStart(24, "0")}`,
       headers: { "x-instance-token": `gwt_${"x".repeat(40)}${i}` },
     }));
-    bare = await warmAndMeasure(
-      { title: "bare fastify", url: bareUrl, ...settings, ...spreadOverConnections(fakeTargets, connections) },
-      { warmup, cpu: { services: [bareSvc] } },
-    );
-    await bareSvc.stop();
+    const measureBare = (title, warm) =>
+      warmAndMeasure(
+        { title, url: bareUrl, ...settings, ...spreadOverConnections(fakeTargets, connections) },
+        { warmup: warm, cpu: { services: [bareSvc] } },
+      );
+    const firstBare = await measureBare("bare fastify", warmup);
 
     // 2. The gateway, in its own process.
     if (profile) {
@@ -95,25 +103,32 @@ export default async function gatewayBench() {
 
     // Round-robin over N instances gives each an even R/N req/s. A bucket that starts full
     // (burst B) and refills at r/s admits any steady rate up to r + B/W over a window of W s
-    // (warm-up + measured run). R is bounded by the bare server's req/s; keep R/N at half that.
+    // (warm-up + measured run; between two gateway runs the bare run lets every bucket refill).
+    // R is bounded by the bare server's req/s; keep R/N at half that.
     const windowS = warmup + duration;
     const sustainable = RATE_LIMIT.perSecond + RATE_LIMIT.burst / windowS;
-    const computed = Math.ceil(bare.rps / (sustainable * RATE_HEADROOM));
+    const computed = Math.ceil(firstBare.rps / (sustainable * RATE_HEADROOM));
     const n = Math.max(connections, intEnv("BENCH_INSTANCES", Math.min(20_000, Math.max(100, computed))));
     const t0 = Date.now();
     log(`creating ${n} instances through POST /v1/admin/instances`);
     const instances = await gw.createInstances(n);
     log(`created ${n} instances in ${((Date.now() - t0) / 1000).toFixed(1)}s`);
-    spread = { n, expectedMax: bare.rps / n, sustainable, windowS };
+    spread = { n, expectedMax: firstBare.rps / n, sustainable, windowS };
 
     const targets = instances.map((i) => ({
       path: `/v1/instances/${i.id}`,
       headers: { "x-instance-token": i.token },
     }));
-    gw.result = await warmAndMeasure(
-      { title: "gateway", url: gw.url, ...settings, ...spreadOverConnections(targets, connections) },
-      { warmup, cpu: { services: [gw.service], pids: { redis: stackRedisPid() } } },
-    );
+    const measureGateway = (title, warm) =>
+      warmAndMeasure(
+        { title, url: gw.url, ...settings, ...spreadOverConnections(targets, connections) },
+        { warmup: warm, cpu: { services: [gw.service], pids: { redis: stackRedisPid() } } },
+      );
+    runs.push({ bare: firstBare, gateway: await measureGateway("gateway", warmup) });
+    for (let r = 2; r <= rounds; r++) {
+      const bare = await measureBare(`bare fastify #${r}`, 0);
+      runs.push({ bare, gateway: await measureGateway(`gateway #${r}`, 0) });
+    }
     const logged = gw.service.lines;
     const exit = await gw.stop();
     if (logged > 0) log(`gateway wrote ${logged} log line(s) at warn or above; last ones:\n${gw.service.tail()}`);
@@ -122,34 +137,41 @@ export default async function gatewayBench() {
     await runCleanups(); // stops whatever still runs, deletes the bench's Redis keys
   }
 
-  const result = gw.result;
+  const ratios = runs.map((r) => r.gateway.rps / r.bare.rps);
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  };
   const out = console.log;
+  const last = runs[0].gateway;
   out("");
   out(
     `load spread: ${spread.n} instances (x-instance-token), each connection cycling its own ` +
       `${Math.floor(spread.n / connections)}; expected max ${spread.expectedMax.toFixed(1)} req/s per instance ` +
-      `(bare req/s / N), measured ${(result.rps / spread.n).toFixed(1)}`,
+      `(bare req/s / N), measured ${(last.rps / spread.n).toFixed(1)}`,
   );
   out(
     `  rate limit ${RATE_LIMIT.perSecond}/s, burst ${RATE_LIMIT.burst} per instance: up to ` +
       `${spread.sustainable.toFixed(1)} req/s per instance pass over the ${spread.windowS}s warm-up + run`,
   );
-  for (const r of [result, bare]) {
-    if (!r.cores) continue;
-    out(`cpu cores used, ${r.title} run: ${formatCores(r.cores)}`);
-    if ((r.cores["everything else"] ?? 0) > 0.25) {
-      out(
-        `  WARNING: other work on this machine used ${r.cores["everything else"].toFixed(2)} cores: figures are skewed`,
-      );
+  for (const { bare, gateway } of runs) {
+    for (const r of [gateway, bare]) {
+      if (!r.cores) continue;
+      out(`cpu cores used, ${r.title} run: ${formatCores(r.cores)}`);
+      if ((r.cores["everything else"] ?? 0) > 0.25) {
+        out(
+          `  WARNING: other work on this machine used ${r.cores["everything else"].toFixed(2)} cores: figures are skewed`,
+        );
+      }
     }
   }
   out("latency: 2xx responses only, from each response's own timing");
   out("");
-  out(summaryTable([result, bare]));
+  out(summaryTable(runs.flatMap((r) => [r.gateway, r.bare])));
   out("");
 
   let code = 0;
-  for (const r of [result, bare]) {
+  for (const r of runs.flatMap((x) => [x.gateway, x.bare])) {
     if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
       const codes = Object.entries(r.statusCodeStats)
         .map(([status, s]) => `${status}: ${s.count}`)
@@ -159,10 +181,11 @@ export default async function gatewayBench() {
       code = 1;
     }
   }
-  if (code === 0) out(`non2xx in the measured runs: 0 (gateway), 0 (bare): the rate limit never refused a request`);
-  const ratio = result.rps / bare.rps;
+  if (code === 0) out("non2xx in the measured runs: 0 (gateway), 0 (bare): the rate limit never refused a request");
+  const ratio = median(ratios);
+  out(`ratio per round: ${ratios.map((x) => x.toFixed(2)).join(", ")}`);
   out(
-    `ratio gateway/bare: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO.toFixed(2)})` +
+    `ratio gateway/bare: ${ratio.toFixed(2)} (median of ${runs.length} rounds; target >= ${TARGET_RATIO.toFixed(2)})` +
       (ratio >= TARGET_RATIO ? "" : "  BELOW TARGET"),
   );
 
@@ -170,7 +193,7 @@ export default async function gatewayBench() {
     const [file] = newestProfiles(profileDir);
     if (file) {
       console.log(`\ngateway CPU profile: ${file}`);
-      console.log(hotSpots(file, { top: 25, window: result.window }));
+      console.log(hotSpots(file, { top: 25, window: runs[0].gateway.window }));
     } else {
       console.log(`\nno CPU profile was written to ${profileDir}`);
     }

@@ -34,7 +34,7 @@ export async function createPlatform(config: Config) {
   });
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
   await instanceCache.listen(subscriber, k);
-  // The request path's own connection: one script per request, no auto-pipelining.
+  // The request path's own connection: one script call per event-loop turn (auth.ts batches), no auto-pipelining.
   const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
   const authorizer = new RequestAuthorizer(authRedis, k, {
     perSecond: config.RATE_LIMIT_PER_SECOND,

@@ -1,10 +1,10 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { hash, randomBytes, timingSafeEqual } from "node:crypto";
 
 /** 256-bit random bearer secret, URL-safe. */
 export const newSecretToken = (prefix: string) => `${prefix}_${randomBytes(32).toString("base64url")}`;
 
 /** Tokens are stored only as SHA-256 digests (hex). */
-export const hashToken = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
+export const hashToken = (token: string) => hash("sha256", token, "hex");
 
 /** Constant-time equality of two hex digests of the same length. */
 export function digestsEqual(a: string, b: string): boolean {
