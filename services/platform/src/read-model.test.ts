@@ -440,6 +440,28 @@ describe("chats", () => {
     expect(await rm.getChat(inst, CHAT)).toMatchObject({ unreadCount: 0, markedUnread: false });
   });
 
+  it("the chat's last message is replaced whole by a newer one, never by an older one", async () => {
+    // The chat changes in one JSON.MERGE: the summary's fields must all be overwritten.
+    const inst = instance();
+    const media = inbound({
+      type: "image",
+      text: "legenda",
+      timestamp: 1_767_225_600,
+      media: { url: null, mimetype: "image/jpeg", filename: "a.jpg" },
+    });
+    const text = inbound({ text: "só texto", timestamp: 1_767_225_700 });
+    const older = inbound({ text: "atrasada", timestamp: 1_767_225_650 });
+    for (const m of [media, text, older]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    const chat = (await rm.listChats(inst, chatQ))[0]!.view;
+    expect(chat).toMatchObject({ unreadCount: 3, timestamp: 1_767_225_700, name: "Ana" });
+    const stored = JSON.parse(
+      String(await platform.redis.call("JSON.GET", rm.chatKey(inst.id, CHAT), "$.lastMessage")),
+    );
+    expect(stored).toEqual([
+      { id: text.payload.id, body: "só texto", type: "text", fromMe: false, hasMedia: false, timestamp: 1_767_225_700 },
+    ]);
+  });
+
   it("storage switched off: nothing stored, reads answer empty", async () => {
     const off = instance({ messages: false, chats: false });
     const m = inbound({ text: "não guarde", timestamp: 1_767_225_600 });
