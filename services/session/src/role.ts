@@ -1,9 +1,19 @@
 import { randomBytes } from "node:crypto";
+import type { Socket } from "node:net";
 import { hostname } from "node:os";
+import type { Duplex } from "node:stream";
 import { ApiError } from "@gw/contracts";
 import type { Config, Logger, Platform } from "@gw/platform";
 import { apiErrorOf, secretMatches } from "@gw/platform";
 import Fastify from "fastify";
+import {
+  type AnswerFrame,
+  type CallFrame,
+  CHANNEL_PATH,
+  CHANNEL_PROTOCOL,
+  FrameWriter,
+  readFrames,
+} from "./channel.ts";
 import { INTERNAL_SECRET_HEADER } from "./client.ts";
 import { SessionManager } from "./manager.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
@@ -40,27 +50,57 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     return callerOf;
   };
   let callerOf: ReturnType<typeof sessionRouter.createCaller> | undefined;
-  app.post("/rpc/:op", async (req, reply) => {
-    const presented = req.headers[INTERNAL_SECRET_HEADER];
-    if (typeof presented !== "string" || !secretMatches(presented, config.INTERNAL_SECRET)) {
-      return reply.code(401).send({ api: { code: "invalid_token", message: "internal secret missing or wrong" } });
-    }
-    const op = (req.params as { op: string }).op as keyof typeof sessionRouter._def.procedures;
-    if (!Object.hasOwn(sessionRouter._def.procedures, op)) return reply.code(404).send({});
+  const authorized = (presented: string | string[] | undefined) =>
+    typeof presented === "string" && secretMatches(presented, config.INTERNAL_SECRET);
+  /** One operation: the status and body of its answer, the same over HTTP and the channel. */
+  const run = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
+    if (!Object.hasOwn(sessionRouter._def.procedures, op)) return { status: 404, body: {} };
     try {
-      const fn = caller()[op] as (input: unknown) => Promise<unknown>;
-      return reply.send({ result: (await fn(req.body)) ?? null });
+      const fn = caller()[op as keyof typeof sessionRouter._def.procedures] as (input: unknown) => Promise<unknown>;
+      return { status: 200, body: { result: (await fn(input)) ?? null } };
     } catch (err) {
       const api = apiErrorOf(err);
       if (!api) {
         log.error({ err, op }, "session rpc failed");
-        return reply.code(500).send({ api: { code: "internal_error", message: "Erro interno." } });
+        return { status: 500, body: { api: { code: "internal_error", message: "Erro interno." } } };
       }
-      return reply.code(api.status).send({
-        api: { code: api.code, message: api.message, details: api.details, retryAfter: api.retryAfter },
-      });
+      return {
+        status: api.status,
+        body: { api: { code: api.code, message: api.message, details: api.details, retryAfter: api.retryAfter } },
+      };
     }
+  };
+  app.post("/rpc/:op", async (req, reply) => {
+    if (!authorized(req.headers[INTERNAL_SECRET_HEADER])) {
+      return reply.code(401).send({ api: { code: "invalid_token", message: "internal secret missing or wrong" } });
+    }
+    const { status, body } = await run((req.params as { op: string }).op, req.body);
+    return reply.code(status).send(body);
   });
+  // The multiplexed channel (channel.ts): many calls over one connection, frames batched per turn.
+  app.server.on("upgrade", (req, socket, head) => {
+    if (req.url !== CHANNEL_PATH || req.headers.upgrade !== CHANNEL_PROTOCOL) {
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    if (!authorized(req.headers[INTERNAL_SECRET_HEADER])) {
+      socket.end("HTTP/1.1 401 Unauthorized\r\nConnection: close\r\n\r\n");
+      return;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${CHANNEL_PROTOCOL}\r\nConnection: Upgrade\r\n\r\n`);
+    (socket as Socket).setNoDelay(true);
+    channels.add(socket);
+    socket.on("close", () => channels.delete(socket));
+    socket.on("error", () => {}); // a gateway that went away: its calls have nobody to answer
+    const out = new FrameWriter(socket);
+    readFrames(socket, head, (frame) => {
+      const { i, op, input } = frame as CallFrame;
+      void run(String(op), input).then(({ status, body }) => {
+        out.send(JSON.stringify({ i, s: status, b: body } satisfies AnswerFrame));
+      });
+    });
+  });
+  const channels = new Set<Duplex>();
   const address = await app.listen({ port: config.SESSION_PORT, host: config.SESSION_HOST });
   const port = new URL(address).port;
   const url = config.SESSION_ADVERTISE_URL ?? `http://${config.SESSION_HOST}:${port}`;
@@ -83,6 +123,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     manager: m,
     async close() {
       await m.close();
+      for (const socket of channels) socket.end();
       await app.close();
     },
   };
