@@ -37,6 +37,9 @@ export class Dispatcher {
   private inFlight = 0;
   private readonly waiters: (() => void)[] = [];
   private readonly active = new Set<Promise<void>>();
+  /** Acknowledgements waiting for the end of this loop turn, per stream. */
+  private acks = new Map<string, { ids: string[]; done: { resolve: () => void; reject: (err: unknown) => void }[] }>();
+  private acksScheduled = false;
 
   constructor(
     private readonly platform: Platform,
@@ -164,7 +167,43 @@ export class Dispatcher {
       // Throws (entry left unacknowledged, retried) only when a delivery could not be recorded.
       await Promise.all(targets.map((t) => this.deliver(t, body, event)));
     }
-    await this.platform.redis.xack(stream, DISPATCH_GROUP, id);
+    await this.ack(stream, id);
+  }
+
+  /**
+   * Acknowledges `id` together with every other entry of `stream` handled in this loop turn:
+   * one XACK for tens of entries under load (each event of a send is one entry).
+   */
+  private ack(stream: string, id: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      let batch = this.acks.get(stream);
+      if (!batch) {
+        batch = { ids: [], done: [] };
+        this.acks.set(stream, batch);
+      }
+      batch.ids.push(id);
+      batch.done.push({ resolve, reject });
+      if (!this.acksScheduled) {
+        this.acksScheduled = true;
+        setImmediate(() => this.flushAcks());
+      }
+    });
+  }
+
+  private flushAcks(): void {
+    this.acksScheduled = false;
+    const batches = this.acks;
+    this.acks = new Map();
+    for (const [stream, { ids, done }] of batches) {
+      this.platform.redis.xack(stream, DISPATCH_GROUP, ...ids).then(
+        () => {
+          for (const d of done) d.resolve();
+        },
+        (err: unknown) => {
+          for (const d of done) d.reject(err);
+        },
+      );
+    }
   }
 
   private async deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
