@@ -7,7 +7,7 @@
 // ±20 % within a minute (bare Fastify alone gave 28,000–56,000 req/s in one hour), so a ratio
 // of two runs taken a minute apart measured the drift as much as the gateway.
 //
-// Environment: BENCH_DURATION (s per measured run, default 10), BENCH_ROUNDS (default 3),
+// Environment: BENCH_DURATION (s per measured run, default 10), BENCH_ROUNDS (default 5),
 // BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3, before each target's first run), BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1
 // (run the gateway as `node --cpu-prof --import tsx …`, write its V8 CPU profile to
 // .local/bench/profiles and print its hot spots; figures taken under the profiler are not
@@ -44,7 +44,7 @@ export default async function gatewayBench() {
   const duration = intEnv("BENCH_DURATION", 10);
   const connections = intEnv("BENCH_CONNECTIONS", 50);
   const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
-  const rounds = intEnv("BENCH_ROUNDS", 3);
+  const rounds = intEnv("BENCH_ROUNDS", 5);
   const profile = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
   const settings = { connections, duration, pipelining: 1 };
 
@@ -143,12 +143,12 @@ export default async function gatewayBench() {
     return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   };
   const out = console.log;
-  const last = runs[0].gateway;
+  const first = runs[0].gateway;
   out("");
   out(
     `load spread: ${spread.n} instances (x-instance-token), each connection cycling its own ` +
       `${Math.floor(spread.n / connections)}; expected max ${spread.expectedMax.toFixed(1)} req/s per instance ` +
-      `(bare req/s / N), measured ${(last.rps / spread.n).toFixed(1)}`,
+      `(bare req/s / N), measured ${(first.rps / spread.n).toFixed(1)} (first round)`,
   );
   out(
     `  rate limit ${RATE_LIMIT.perSecond}/s, burst ${RATE_LIMIT.burst} per instance: up to ` +
@@ -183,7 +183,10 @@ export default async function gatewayBench() {
   }
   if (code === 0) out("non2xx in the measured runs: 0 (gateway), 0 (bare): the rate limit never refused a request");
   const ratio = median(ratios);
-  out(`ratio per round: ${ratios.map((x) => x.toFixed(2)).join(", ")}`);
+  const pooled = runs.reduce((a, r) => a + r.gateway.rps, 0) / runs.reduce((a, r) => a + r.bare.rps, 0);
+  out(
+    `ratio per round: ${ratios.map((x) => x.toFixed(2)).join(", ")}; pooled (sum of req/s over sum): ${pooled.toFixed(2)}`,
+  );
   out(
     `ratio gateway/bare: ${ratio.toFixed(2)} (median of ${runs.length} rounds; target >= ${TARGET_RATIO.toFixed(2)})` +
       (ratio >= TARGET_RATIO ? "" : "  BELOW TARGET"),

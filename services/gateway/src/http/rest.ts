@@ -96,6 +96,10 @@ export function registerRestRoutes(
   app.decorateRequest("caller", null);
   for (const { path, meta, method, url, type, call } of restProcedures()) {
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
+    // The route's path ids that have a shape to check, found once.
+    const checkedIds = [...url.matchAll(/:(\w+)/g)].flatMap(([, name]) =>
+      name && PATH_ID_PATTERNS[name] ? [[name, PATH_ID_PATTERNS[name]] as const] : [],
+    );
     app.route({
       method,
       url,
@@ -103,10 +107,8 @@ export function registerRestRoutes(
       // Credentials are checked before the body is read: an anonymous caller gets 401, not 400/413.
       onRequest: async (req) => {
         const params = req.params as Record<string, string>;
-        for (const [name, value] of Object.entries(params)) {
-          if (PATH_ID_PATTERNS[name] && !PATH_ID_PATTERNS[name].test(value)) {
-            throw new ApiError("not_found", "Recurso não encontrado.");
-          }
+        for (const [name, pattern] of checkedIds) {
+          if (!pattern.test(params[name] ?? "")) throw new ApiError("not_found", "Recurso não encontrado.");
         }
         req.caller = await authenticate(req, meta, params);
       },
