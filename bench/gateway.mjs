@@ -1,17 +1,19 @@
 // pnpm bench gateway — authenticated `GET /v1/instances/{id}` on the real gateway process (real
-// Redis Stack: token check + rate limit in one Lua round trip per request) against a bare Fastify
-// hello-world in its own process, same machine, same autocannon settings.
+// Redis Stack: token check + rate limit in one Lua call per event-loop turn) against a bare
+// Fastify hello-world in its own process, same machine, same autocannon settings.
 //
-// The two targets are measured in alternating rounds (bare, gateway, bare, gateway, …; BENCH_ROUNDS,
-// default 3), and the figure is the median of the rounds' ratios: this machine's speed drifts by
-// ±20 % within a minute (bare Fastify alone gave 28,000–56,000 req/s in one hour), so a ratio
-// of two runs taken a minute apart measured the drift as much as the gateway.
+// The two targets are measured in alternating rounds (bare, gateway, bare, gateway, …;
+// BENCH_ROUNDS, default 5), and the figure is the median of the rounds' ratios (the pooled ratio
+// is printed too): this machine's speed drifts by ±20 % within a minute (bare Fastify alone gave
+// 28,000–56,000 req/s in one hour), so a ratio of two runs taken a minute apart measured the
+// drift as much as the gateway.
 //
 // Environment: BENCH_DURATION (s per measured run, default 10), BENCH_ROUNDS (default 5),
-// BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3, before each target's first run), BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1
-// (run the gateway as `node --cpu-prof --import tsx …`, write its V8 CPU profile to
-// .local/bench/profiles and print its hot spots; figures taken under the profiler are not
-// comparable to normal runs).
+// BENCH_CONNECTIONS (default 50), BENCH_WARMUP (s, default 3, before each target's first run),
+// BENCH_INSTANCES (override the computed instance count), BENCH_CPU_PROF=1 (run the gateway as
+// `node --cpu-prof --import tsx …`, write its V8 CPU profile to .local/bench/profiles and print
+// its hot spots for the first round; figures taken under the profiler are not comparable to
+// normal runs).
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
