@@ -12,6 +12,7 @@ const k2: Inst = { id: "", token: "", phone: "5531963330002" }; // active: anoth
 const t: Inst = { id: "", token: "", phone: "5531963330011" }; // trialing: the daily limit
 const t2: Inst = { id: "", token: "", phone: "5531963330012" }; // trialing: replays do not count
 const sibling: Inst = { id: "", token: "", phone: "5531963330013" }; // t's account, second instance: active
+const t3: Inst = { id: "", token: "", phone: "5531963330014" }; // trialing: reactions count
 const b = "5531963330099"; // a virtual contact
 const TRIAL_LIMIT = 3;
 
@@ -59,7 +60,8 @@ beforeAll(async () => {
   Object.assign(t2, await c.createInstance());
   const { accountId } = await instanceDoc(t.id);
   Object.assign(sibling, await c.createInstance({ accountId }));
-  for (const inst of [k, k2, t, t2, sibling]) await startAndPair(inst);
+  Object.assign(t3, await c.createInstance());
+  for (const inst of [k, k2, t, t2, sibling, t3]) await startAndPair(inst);
   const res = await c.sim("POST", "/simnet/phones", { phone: b, pushName: "Bia" });
   expect(res.status).toBeLessThan(300);
 }, 60_000);
@@ -225,6 +227,30 @@ describe("Idempotency-Key", () => {
     expect(out.status).toBe(201);
     expect(out.body.id).toBe(`true_${b}@c.us_idem-own-0001`);
   });
+
+  it("PUT /messages/reaction under a key: the same answer, one reaction on the network", async () => {
+    const target = await send("text", { phone: b, text: "reaja" });
+    expect(target.status).toBe(201);
+    const key = newKey();
+    const react = async (body: unknown) => {
+      const res = await c.as(k.token)(`/v1/instances/${k.id}/messages/reaction`, {
+        method: "PUT",
+        json: body,
+        headers: { "idempotency-key": key },
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const first = await react({ messageId: target.body.id, reaction: "👍" });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body).toMatchObject({ chatId: `${b}@c.us`, status: "ok" });
+    expect(await react({ messageId: target.body.id, reaction: "👍" })).toEqual(first);
+    const ids = await sentIds(k.phone);
+    expect(ids.filter((id) => id === networkId(first.body.id))).toHaveLength(1);
+    // Another reaction under the same key is another request.
+    const other = await react({ messageId: target.body.id, reaction: "❤️" });
+    expect(other.status).toBe(422);
+    expect(other.body.error.details).toHaveProperty("Idempotency-Key");
+  });
 });
 
 describe("free trial (TRIAL_DAILY_MESSAGES=3)", () => {
@@ -288,6 +314,22 @@ describe("free trial (TRIAL_DAILY_MESSAGES=3)", () => {
     expect(over.body.error.code).toBe("trial_limit_reached");
     // A replay of an answer already given still answers after the limit.
     expect((await send("text", { phone: b, text: "replay" }, { "idempotency-key": key })).body).toEqual(first.body);
+  });
+
+  it("a reaction is a message of the day's allowance", async () => {
+    const send = client(t3);
+    const first = await send("text", { phone: b, text: "1" });
+    expect(first.status).toBe(201);
+    expect((await send("text", { phone: b, text: "2" })).status).toBe(201);
+    const react = (reaction: string) =>
+      c.as(t3.token)(`/v1/instances/${t3.id}/messages/reaction`, {
+        method: "PUT",
+        json: { messageId: first.body.id, reaction },
+      });
+    expect((await react("👍")).status).toBe(200);
+    const over = await react("🎉");
+    expect(over.status).toBe(429);
+    expect(((await over.json()) as any).error.code).toBe("trial_limit_reached");
   });
 
   it("active instances are not limited (another account's, and the trial account's second instance)", async () => {

@@ -235,31 +235,60 @@ export const messagesRouter = router({
   reaction: instanceProcedure
     .meta({
       auth: "instance",
-      errors: ["instance_not_connected", "network_rejected", "network_unavailable", "network_timeout"],
+      errors: [
+        "instance_not_connected",
+        "network_rejected",
+        "network_unavailable",
+        "network_timeout",
+        "trial_limit_reached",
+      ],
       openapi: {
         method: "PUT",
         path: "/instances/{instanceId}/messages/reaction",
         tags: ["Messages"],
         summary: "React to a message (an empty reaction removes it)",
+        description:
+          "Header `Idempotency-Key`: the same key within 24 h answers the first answer and never reacts twice.",
       },
     })
     .input(reactionBody)
     .output(reactionResponseSchema)
     .mutation(async ({ ctx, input }) => {
-      const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
-      const chatId = ref.chatId ?? chatOf(input);
-      if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
-      const owner = await connectedOwner(ctx);
-      const result = await owner.send(ctx.instance.id, chatId, {
-        type: "reaction",
-        targetId: ref.id,
-        emoji: input.reaction,
-      });
-      const resultChat = result.chatId || chatId;
-      return {
-        chatId: resultChat,
-        id: formatMessageId({ fromMe: true, chatId: resultChat, id: result.id }),
-        status: "ok" as const,
+      const { sending } = ctx;
+      const key = header(ctx, "idempotency-key");
+      // Like every send: Idempotency-Key answers a retry with the first answer (the network id
+      // derives from the key, so even a retry after a timeout reacts once), and a reaction is a
+      // message for the free trial's daily count.
+      const run = async () => {
+        const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
+        const chatId = ref.chatId ?? chatOf(input);
+        if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+        const owner = await connectedOwner(ctx);
+        const refund = await sending.trial.take(ctx.instance);
+        try {
+          const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
+          const result = await owner.send(
+            ctx.instance.id,
+            chatId,
+            { type: "reaction", targetId: ref.id, emoji: input.reaction },
+            networkId ? { id: networkId, derivedId: true } : {},
+          );
+          const resultChat = result.chatId || chatId;
+          const body = {
+            chatId: resultChat,
+            id: formatMessageId({ fromMe: true, chatId: resultChat, id: result.id }),
+            status: "ok" as const,
+          };
+          return { status: 200, body };
+        } catch (err) {
+          await refund?.();
+          throw err;
+        }
       };
+      const { instanceId: _i, ...body } = input;
+      const answer = key
+        ? await sending.idempotency.run(ctx.instance.id, key, IdempotencyStore.fingerprint("reaction", body), run)
+        : await run();
+      return answer.body as z.infer<typeof reactionResponseSchema>;
     }),
 });
