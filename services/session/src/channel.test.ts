@@ -30,7 +30,7 @@ describe("framing", () => {
     expect(bad.destroyed).toBe(true);
 
     const long = new PassThrough();
-    readFrames(long, Buffer.alloc(0), () => {});
+    readFrames(long, Buffer.alloc(0), () => {}, 4 * 1024 * 1024);
     long.on("error", () => {});
     for (let i = 0; i < 5 && !long.destroyed; i++) long.write("x".repeat(1024 * 1024));
     expect(long.destroyed).toBe(true);
@@ -119,7 +119,7 @@ describe("the session client", () => {
     await expect(client.account("missing")).rejects.toMatchObject({ code: "not_found", message: "sem instância" });
   });
 
-  it("large inputs, and every call to a pod without the channel, go over HTTP", async () => {
+  it("large inputs, answers with bytes, and every call to a pod without the channel go over HTTP", async () => {
     const withChannel = await fakePod({ channel: true });
     const without = await fakePod({ channel: false });
     pods.push(withChannel, without);
@@ -127,6 +127,8 @@ describe("the session client", () => {
     const client = createSessionClient(withChannel.url, SECRET);
     expect(await client.presence("i1", "available", big)).toEqual({ via: "http", size: expect.any(Number) });
     expect(withChannel.counts.http).toBe(1);
+    expect(await client.downloadMedia("i1", "3EB0AA")).toMatchObject({ via: "http" });
+    expect(withChannel.counts.http).toBe(2);
 
     const old = createSessionClient(without.url, SECRET);
     expect(await old.account("i1")).toMatchObject({ via: "http" });

@@ -15,8 +15,10 @@ export const CHANNEL_PROTOCOL = "gw-rpc";
 
 /** Inputs above this go over plain HTTP: a large frame would hold up every call behind it. */
 export const CHANNEL_MAX_INPUT = 64 * 1024;
-/** A line longer than this is not ours (or is broken): the connection is dropped. */
-const MAX_LINE = 4 * 1024 * 1024;
+/** Operations whose answers carry bytes (a picture, a message's media): always over HTTP. */
+export const BULKY_ANSWERS: ReadonlySet<string> = new Set(["picture", "downloadMedia"]);
+/** A line longer than this is not from a working peer: the connection is dropped. */
+const MAX_LINE = 64 * 1024 * 1024;
 
 export interface CallFrame {
   i: number;
@@ -54,7 +56,7 @@ export class FrameWriter {
 }
 
 /** Calls `onFrame` with each parsed line of `socket` (after `head`, bytes read with the upgrade). */
-export function readFrames(socket: Duplex, head: Buffer, onFrame: (frame: unknown) => void): void {
+export function readFrames(socket: Duplex, head: Buffer, onFrame: (frame: unknown) => void, maxLine = MAX_LINE): void {
   // A decoder, not setEncoding: Node forbids changing the encoding of an HTTP server's socket,
   // upgraded or not. It keeps a character split over two chunks whole.
   const decoder = new StringDecoder("utf8");
@@ -79,7 +81,7 @@ export function readFrames(socket: Duplex, head: Buffer, onFrame: (frame: unknow
       nl = text.indexOf("\n", start);
     }
     text = text.slice(start);
-    if (text.length > MAX_LINE) {
+    if (text.length > maxLine) {
       socket.destroy(new Error("frame too long on the session channel"));
       return;
     }

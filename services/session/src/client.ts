@@ -4,6 +4,7 @@ import { ApiError, ERROR_STATUS, type ErrorCode } from "@gw/contracts";
 import { Pool } from "undici";
 import {
   type AnswerFrame,
+  BULKY_ANSWERS,
   CHANNEL_MAX_INPUT,
   CHANNEL_PATH,
   CHANNEL_PROTOCOL,
@@ -16,8 +17,9 @@ export const INTERNAL_SECRET_HEADER = "x-internal-secret";
 
 /**
  * The client of a session pod, shaped as {@link SessionApi}. Calls go over the pod's
- * multiplexed channel (channel.ts); inputs above {@link CHANNEL_MAX_INPUT} (media sent inline)
- * and every call while the channel cannot be opened go as `POST /rpc/<op>` over a keep-alive
+ * multiplexed channel (channel.ts); inputs above {@link CHANNEL_MAX_INPUT} (media sent inline),
+ * answers that carry bytes ({@link BULKY_ANSWERS}) and every call while the channel cannot be
+ * opened go as `POST /rpc/<op>` over a keep-alive
  * undici pool. Either way a call that loses its connection fails with `network_unavailable`.
  */
 export function createSessionClient(url: string, secret: string): SessionApi {
@@ -44,8 +46,9 @@ export function createSessionClient(url: string, secret: string): SessionApi {
   const call = async <T>(op: string, input: unknown): Promise<T> => {
     const json = JSON.stringify(input);
     const answer =
-      (json.length <= CHANNEL_MAX_INPUT && channel.usable() ? await channel.call(op, json) : null) ??
-      (await overHttp(op, json));
+      (json.length <= CHANNEL_MAX_INPUT && !BULKY_ANSWERS.has(op) && channel.usable()
+        ? await channel.call(op, json)
+        : null) ?? (await overHttp(op, json));
     const body = answer.body as { result?: T; api?: RemoteError };
     if (answer.status === 200) return body.result as T;
     const api = body.api;
