@@ -9,7 +9,9 @@
 //    number check; a Brazilian number costs one check per number per gateway process per hour,
 //    then it is cached). Beside it, in the same run and with the same autocannon settings, a
 //    bare Fastify server answering the same request shape (bench/support/send-bare-fastify.mjs):
-//    sends/s, p50/p99, ratio (target >= 0.15).
+//    sends/s, p50/p99, ratio (target >= 0.15). The two alternate over BENCH_ROUNDS rounds (3:
+//    bare, send, bare, send, …; the machine's speed drifts within a minute) and the ratio is the
+//    median of the rounds'.
 // 2. Enqueue rate: 10,000 queued text sends (`X-Queue: true`) to ONE instance whose queue is
 //    paused (nothing leaves it meanwhile), at a fixed concurrency (50): time until all are
 //    accepted (202) (target <= 10 s). A second gateway process on the same Redis keys, started
@@ -26,7 +28,8 @@
 // started and paired (a virtual phone scans each QR), all WORKING.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 3),
-// BENCH_INSTANCES (default 200), BENCH_ENQUEUE (10000, at most 10,000: the queue's cap),
+// BENCH_ROUNDS (3), BENCH_INSTANCES (default 200), BENCH_ENQUEUE (10000, at most 10,000: the
+// queue's cap),
 // BENCH_ENQUEUE_CONCURRENCY (50), BENCH_SCHED_ITEMS (200), BENCH_SCHED_INSTANCES (20),
 // BENCH_SCHED_DELAY_S (1), BENCH_BR=1 (one more immediate run to a Brazilian contact asked for
 // with the ninth digit, registered without it), BENCH_INPROC=1 (gateway and session role in one
@@ -189,6 +192,7 @@ export default async function sendBench() {
   const schedDelayS = intEnv("BENCH_SCHED_DELAY_S", 1, { min: 0 });
   const withBr = ["1", "true", "yes"].includes(process.env.BENCH_BR ?? "");
   const inproc = ["1", "true", "yes"].includes(process.env.BENCH_INPROC ?? "");
+  const rounds = intEnv("BENCH_ROUNDS", 3);
   const logLevel = process.env.BENCH_LOG_LEVEL || "warn";
   const profile = ["1", "true", "yes"].includes(process.env.BENCH_CPU_PROF ?? "");
   if (enqueueN > 10_000) throw new Error("BENCH_ENQUEUE: at most 10,000 (QUEUE_MAX_PENDING)");
@@ -384,11 +388,11 @@ export default async function sendBench() {
       headers: postHeaders(`gwt_${"x".repeat(40)}${i}`),
       body: sendBody(`${CONTACT}@c.us`),
     }));
-    results.bare = await warmAndMeasure(
-      { title: "bare fastify", url: bareUrl, ...settings, ...spreadRequests(fakeTargets, connections) },
-      { warmup, cpu: { services: [bareSvc] } },
-    );
-    await bareSvc.stop();
+    const measureBare = (title, warm) =>
+      warmAndMeasure(
+        { title, url: bareUrl, ...settings, ...spreadRequests(fakeTargets, connections) },
+        { warmup: warm, cpu: { services: [bareSvc] } },
+      );
 
     const statsBefore = (await sim("GET", "/simnet/stats")).body;
     const targetsTo = (chatId) =>
@@ -398,16 +402,25 @@ export default async function sendBench() {
         headers: postHeaders(inst.token),
         body: sendBody(chatId),
       }));
-    results.send = await warmAndMeasure(
-      {
-        title: `send (${CONTACT.slice(0, 4)}…)`,
-        url: gw.url,
-        ...settings,
-        ...spreadRequests(targetsTo(`${CONTACT}@c.us`), connections),
-      },
-      { warmup, cpu: { services, pids } },
-    );
+    const measureSend = (title, warm) =>
+      warmAndMeasure(
+        { title, url: gw.url, ...settings, ...spreadRequests(targetsTo(`${CONTACT}@c.us`), connections) },
+        { warmup: warm, cpu: { services, pids } },
+      );
+    // Alternating rounds (bare, send, bare, send, …): the machine's speed drifts within a minute,
+    // so each round's ratio compares runs taken back to back; the figure is their median.
+    results.rounds = [];
+    for (let r = 1; r <= rounds; r++) {
+      const tag = r === 1 ? "" : ` #${r}`;
+      if (r > 1) await sleep(2_000); // the previous round's acks settle
+      const bare = await measureBare(`bare fastify${tag}`, r === 1 ? warmup : 0);
+      const send = await measureSend(`send (${CONTACT.slice(0, 4)}…)${tag}`, r === 1 ? warmup : 0);
+      results.rounds.push({ bare, send });
+    }
+    await bareSvc.stop();
     const statsAfter = (await sim("GET", "/simnet/stats")).body;
+    results.bare = results.rounds[0].bare;
+    results.send = results.rounds[0].send;
     results.profileWindow = results.send.window;
     results.simnetMessages = statsAfter.messagesSent - statsBefore.messagesSent;
     results.sendWindowS = warmup + duration;
@@ -664,7 +677,7 @@ export default async function sendBench() {
   }
 
   // --- report -----------------------------------------------------------------------------------
-  const { bare, send, sendBr, sched, enqueue } = results;
+  const { send, sendBr, sched, enqueue } = results;
   const sustainable = RATE_LIMIT.perSecond + RATE_LIMIT.burst / results.sendWindowS;
   out("");
   out(`1. immediate sends: POST /v1/instances/{id}/messages/text {chatId, text}, no X-Queue header`);
@@ -677,11 +690,12 @@ export default async function sendBench() {
       `${RATE_LIMIT.burst}) lets ${fmt(sustainable, 1)}/s pass over the ${results.sendWindowS}s warm-up + run ` +
       `(the pool keeps each instance under ${RATE_HEADROOM * 100} % of it up to ${fmt(sustainable * RATE_HEADROOM * n)} sends/s)`,
   );
+  const roundRuns = results.rounds.flatMap((x) => [x.send, x.bare]);
   out(
-    `   simnet counted ${int(results.simnetMessages)} messages sent during warm-up + measured run ` +
-      `(2xx answers of the measured run alone: ${int(send.ok)})`,
+    `   simnet counted ${int(results.simnetMessages)} messages sent during warm-up + the ${results.rounds.length} ` +
+      `measured rounds (2xx answers of the measured rounds alone: ${int(results.rounds.reduce((a, x) => a + x.send.ok, 0))})`,
   );
-  for (const r of [send, sendBr, bare]) {
+  for (const r of [...roundRuns, sendBr]) {
     if (!r?.cores) continue;
     out(`   cpu cores used, ${r.title} run: ${formatCores(r.cores)}`);
     if ((r.cores["everything else"] ?? 0) > 0.25) {
@@ -692,9 +706,9 @@ export default async function sendBench() {
   }
   out("   latency: 2xx responses only, from each response's own timing");
   out("");
-  out(summaryTable([send, ...(sendBr ? [sendBr] : []), bare]).replace(/^/gm, "   "));
+  out(summaryTable([...roundRuns, ...(sendBr ? [sendBr] : [])]).replace(/^/gm, "   "));
   out("");
-  for (const r of [send, sendBr, bare]) {
+  for (const r of [...roundRuns, sendBr]) {
     if (r && (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0)) {
       const why = r.statusCodeStats["429"] ? "the rate limit interfered (raise BENCH_INSTANCES)" : "errors interfered";
       out(
@@ -703,8 +717,15 @@ export default async function sendBench() {
       code = 1;
     }
   }
-  const ratio = send.rps / bare.rps;
-  out(`   ratio send/bare: ${ratio.toFixed(3)} (target >= ${TARGET_RATIO})`);
+  const ratios = results.rounds.map((x) => x.send.rps / x.bare.rps);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const ratio = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  const medianRound = results.rounds[ratios.indexOf(sorted[mid])];
+  out(`   ratio per round: ${ratios.map((x) => x.toFixed(3)).join(", ")}`);
+  out(
+    `   ratio send/bare: ${ratio.toFixed(3)} (median of ${ratios.length} alternating rounds; target >= ${TARGET_RATIO})`,
+  );
 
   out("");
   out(
@@ -824,7 +845,8 @@ export default async function sendBench() {
   out(line(head).trimEnd());
   for (const r of cells) out(line(r).trimEnd());
   out(
-    `(immediate: ${fmt(send.rps)} sends/s, p50 ${fmt(send.p50, 2)} ms, p99 ${fmt(send.p99, 2)} ms; bare ${fmt(bare.rps)} req/s)`,
+    `(immediate, median round: ${fmt(medianRound.send.rps)} sends/s, p50 ${fmt(medianRound.send.p50, 2)} ms, ` +
+      `p99 ${fmt(medianRound.send.p99, 2)} ms; bare ${fmt(medianRound.bare.rps)} req/s)`,
   );
   return code;
 }
