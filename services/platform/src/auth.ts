@@ -58,7 +58,11 @@ end
 return out
 `;
 
-/** Requests per script call at most: a longer turn's backlog goes as several calls. */
+/**
+ * Requests per script call at most: a longer turn's backlog goes as several calls, so the first
+ * answers come back while Redis runs the next (8, 16 and 32 measured alike; one call of a whole
+ * turn left the gateway idle longer while it waited).
+ */
 const MAX_BATCH = 16;
 
 export type AuthVerdict =
