@@ -18,19 +18,18 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import {
   formatCores,
-  freePort,
   intEnv,
   log,
+  median,
   printMachineFacts,
   RATE_LIMIT,
   ROOT,
   runCleanups,
-  spawnService,
   spreadOverConnections,
   stackRedisPid,
+  startBareFastify,
   startGateway,
   summaryTable,
-  waitForHttp,
   warmAndMeasure,
 } from "./lib.mjs";
 import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
@@ -67,15 +66,7 @@ export default async function gatewayBench() {
     // It gets the gateway's exact request shape (path + x-instance-token header), from a pool of
     // made-up ids, so the load generator does the same work for both targets. It stays up (idle)
     // while the gateway is measured: the rounds alternate.
-    const barePort = await freePort();
-    const bareSvc = spawnService({
-      name: "bare-fastify",
-      command: process.execPath,
-      args: [join(ROOT, "bench", "support", "bare-fastify.mjs")],
-      env: { ...process.env, PORT: String(barePort), NODE_ENV: "production" },
-    });
-    const bareUrl = `http://127.0.0.1:${barePort}`;
-    await waitForHttp(`${bareUrl}/healthz`, { service: bareSvc });
+    const { service: bareSvc, url: bareUrl } = await startBareFastify("bare-fastify.mjs");
     const fakeTargets = Array.from({ length: Math.max(2_000, connections) }, (_, i) => ({
       path: `/v1/instances/i${String(i).padStart(24, "0")}`,
       headers: { "x-instance-token": `gwt_${"x".repeat(40)}${i}` },
@@ -140,10 +131,6 @@ export default async function gatewayBench() {
   }
 
   const ratios = runs.map((r) => r.gateway.rps / r.bare.rps);
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  };
   const out = console.log;
   const first = runs[0].gateway;
   out("");

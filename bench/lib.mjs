@@ -527,8 +527,15 @@ export function spreadOverConnections(targets, connections, { method = "GET" } =
   if (targets.length < connections) {
     throw new Error(`${targets.length} targets for ${connections} connections: need at least one per connection`);
   }
+  // A target may carry its own method and body (POSTs); `method` is the default.
+  const request = (t) => ({
+    method: t.method ?? method,
+    path: t.path,
+    headers: t.headers,
+    ...(t.body !== undefined ? { body: t.body } : {}),
+  });
   const slices = Array.from({ length: connections }, (_, j) =>
-    targets.filter((_, i) => i % connections === j).map((t) => ({ method, path: t.path, headers: t.headers })),
+    targets.filter((_, i) => i % connections === j).map(request),
   );
   let next = 0;
   return {
@@ -538,6 +545,52 @@ export function spreadOverConnections(targets, connections, { method = "GET" } =
       next = (next + 1) % slices.length;
     },
   };
+}
+
+/** The median of `xs` (the mean of the two middle values when their count is even). */
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Runs `fn(item, index)` over `items`, `concurrency` at a time. */
+export async function pool(items, concurrency, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i], i);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Polls `check` until it is truthy (answers the ms it took); on timeout the error carries `explain()`. */
+export async function until(check, what, { timeoutMs, intervalMs = 250, explain }) {
+  const start = Date.now();
+  for (;;) {
+    if (await check()) return Date.now() - start;
+    if (Date.now() - start > timeoutMs) {
+      const detail = explain ? `: ${await explain().catch((err) => `(explain failed: ${err.message})`)}` : "";
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${detail}`);
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** A bare Fastify baseline (a script under bench/support) in its own process, up and answering. */
+export async function startBareFastify(script) {
+  const port = await freePort();
+  const service = spawnService({
+    name: "bare-fastify",
+    command: process.execPath,
+    args: [join(ROOT, "bench", "support", script)],
+    env: { ...process.env, PORT: String(port), NODE_ENV: "production" },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForHttp(`${url}/healthz`, { service });
+  return { service, url };
 }
 
 /** Nearest-rank percentile of an ascending array (NaN when empty). */

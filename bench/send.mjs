@@ -48,8 +48,10 @@ import {
   freePort,
   intEnv,
   log,
+  median,
   onCleanup,
   percentile,
+  pool,
   printMachineFacts,
   RATE_LIMIT,
   ROOT,
@@ -57,10 +59,13 @@ import {
   runCleanups,
   sleep,
   spawnService,
+  spreadOverConnections,
   stackRedisPid,
   stackTemporalPid,
+  startBareFastify,
   startGateway,
   summaryTable,
+  until,
   waitForHttp,
   warmAndMeasure,
 } from "./lib.mjs";
@@ -83,50 +88,6 @@ const TEXT = "Olá! Esta é uma mensagem de teste do benchmark de envio.";
 
 const fmt = (v, digits = 0) => (Number.isFinite(v) ? v.toFixed(digits) : "n/a");
 const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString("en-US") : "n/a");
-
-/** Runs `fn(item, index)` over `items`, `concurrency` at a time. */
-async function pool(items, concurrency, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-/** Polls `check` until it is truthy; on timeout the error carries `explain()`. */
-async function until(check, what, { timeoutMs, intervalMs = 250, explain }) {
-  const start = Date.now();
-  for (;;) {
-    if (await check()) return Date.now() - start;
-    if (Date.now() - start > timeoutMs) {
-      const detail = explain ? `: ${await explain().catch((err) => `(explain failed: ${err.message})`)}` : "";
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${detail}`);
-    }
-    await sleep(intervalMs);
-  }
-}
-
-/**
- * Like lib.mjs spreadOverConnections, for requests with a body: connection j cycles through
- * targets j, j+c, j+2c… ({method, path, headers, body}), built once by autocannon.
- */
-function spreadRequests(targets, connections) {
-  if (targets.length < connections) {
-    throw new Error(`${targets.length} targets for ${connections} connections: need at least one per connection`);
-  }
-  const slices = Array.from({ length: connections }, (_, j) => targets.filter((_, i) => i % connections === j));
-  let next = 0;
-  return {
-    requests: [slices[0][0]],
-    setupClient(client) {
-      client.setRequests(slices[next]);
-      next = (next + 1) % slices.length;
-    },
-  };
-}
 
 /**
  * Exactly `amount` requests, `connections` at a time: wall time from the start to the last
@@ -373,15 +334,7 @@ export default async function sendBench() {
     const postHeaders = (token) => ({ "content-type": "application/json", "x-instance-token": token });
 
     // --- 1. immediate sends vs bare Fastify --------------------------------------------------
-    const barePort = await freePort();
-    const bareSvc = spawnService({
-      name: "bare-fastify",
-      command: process.execPath,
-      args: [join(ROOT, "bench", "support", "send-bare-fastify.mjs")],
-      env: { ...process.env, PORT: String(barePort), NODE_ENV: "production" },
-    });
-    const bareUrl = `http://127.0.0.1:${barePort}`;
-    await waitForHttp(`${bareUrl}/healthz`, { service: bareSvc });
+    const { service: bareSvc, url: bareUrl } = await startBareFastify("send-bare-fastify.mjs");
     const fakeTargets = Array.from({ length: n }, (_, i) => ({
       method: "POST",
       path: `/v1/instances/i${String(i).padStart(24, "0")}/messages/text`,
@@ -390,7 +343,7 @@ export default async function sendBench() {
     }));
     const measureBare = (title, warm) =>
       warmAndMeasure(
-        { title, url: bareUrl, ...settings, ...spreadRequests(fakeTargets, connections) },
+        { title, url: bareUrl, ...settings, ...spreadOverConnections(fakeTargets, connections) },
         { warmup: warm, cpu: { services: [bareSvc] } },
       );
 
@@ -404,7 +357,7 @@ export default async function sendBench() {
       }));
     const measureSend = (title, warm) =>
       warmAndMeasure(
-        { title, url: gw.url, ...settings, ...spreadRequests(targetsTo(`${CONTACT}@c.us`), connections) },
+        { title, url: gw.url, ...settings, ...spreadOverConnections(targetsTo(`${CONTACT}@c.us`), connections) },
         { warmup: warm, cpu: { services, pids } },
       );
     // Alternating rounds (bare, send, bare, send, …): the machine's speed drifts within a minute,
@@ -431,7 +384,7 @@ export default async function sendBench() {
           title: `send (55… 9th digit)`,
           url: gw.url,
           ...settings,
-          ...spreadRequests(targetsTo(`${CONTACT_BR_ASKED}@c.us`), connections),
+          ...spreadOverConnections(targetsTo(`${CONTACT_BR_ASKED}@c.us`), connections),
         },
         { warmup, cpu: { services, pids } },
       );
@@ -718,10 +671,11 @@ export default async function sendBench() {
     }
   }
   const ratios = results.rounds.map((x) => x.send.rps / x.bare.rps);
-  const sorted = [...ratios].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  const ratio = sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  const medianRound = results.rounds[ratios.indexOf(sorted[mid])];
+  const ratio = median(ratios);
+  // The round nearest the median (the median itself with an odd count).
+  const medianRound = results.rounds.reduce((best, x, i) =>
+    Math.abs(ratios[i] - ratio) < Math.abs(best.send.rps / best.bare.rps - ratio) ? x : best,
+  );
   out(`   ratio per round: ${ratios.map((x) => x.toFixed(3)).join(", ")}`);
   out(
     `   ratio send/bare: ${ratio.toFixed(3)} (median of ${ratios.length} alternating rounds; target >= ${TARGET_RATIO})`,

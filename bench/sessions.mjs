@@ -37,6 +37,7 @@ import {
   machineFacts,
   onCleanup,
   percentile,
+  pool,
   ROOT,
   requireFrom,
   rssKiB,
@@ -45,6 +46,7 @@ import {
   spawnService,
   stackRedisPid,
   startGateway,
+  until,
   waitForHttp,
 } from "./lib.mjs";
 import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
@@ -59,32 +61,6 @@ const ENTRY = "services/main/src/main.ts";
 const AUTH_STATE_KEY = Buffer.alloc(32, 11).toString("base64");
 
 const sec = (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "n/a");
-
-/** Runs `fn(item, index)` over `items`, `concurrency` at a time. */
-async function pool(items, concurrency, fn) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      await fn(items[i], i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-}
-
-/** Polls `check` until it is truthy; on timeout the error carries `explain()` (what is still off). */
-async function until(check, what, { timeoutMs, intervalMs = 250, explain }) {
-  const start = Date.now();
-  for (;;) {
-    const v = await check();
-    if (v) return Date.now() - start;
-    if (Date.now() - start > timeoutMs) {
-      const detail = explain ? `: ${await explain().catch((err) => `(explain failed: ${err.message})`)}` : "";
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${detail}`);
-    }
-    await sleep(intervalMs);
-  }
-}
 
 /** Rendezvous ranking exactly as services/platform/src/leases.ts rankPods: the expected owner. */
 function expectedOwner(instanceId, podIds) {

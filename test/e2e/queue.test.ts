@@ -89,6 +89,20 @@ async function enqueue(inst: Inst, to: string, text: string, body: Record<string
   return item;
 }
 
+/** `n` queued texts "<prefix> 0" … "<prefix> n-1", one after the other (their order is the queue's), no typing. */
+async function enqueueNumbered(
+  inst: Inst,
+  to: string,
+  prefix: string,
+  n: number,
+  delayMessage: number,
+): Promise<QueueItem[]> {
+  const accepted: QueueItem[] = [];
+  for (let i = 0; i < n; i++)
+    accepted.push(await enqueue(inst, to, `${prefix} ${i}`, { delayMessage, delayTyping: 0 }));
+  return accepted;
+}
+
 async function getItem(inst: Inst, qid: string): Promise<QueueItem> {
   return expectJson<QueueItem>(await inst.call(`/queue/${qid}`));
 }
@@ -145,6 +159,14 @@ async function sentTo(inst: Inst, contact: string): Promise<SimSent[]> {
   const res = await c.sim("GET", `/simnet/phones/${inst.phone}/sent`);
   const { messages } = (await res.json()) as { messages: SimSent[] };
   return messages.filter((m) => m.to === `${contact}@c.us` || m.chatId === `${contact}@c.us`);
+}
+
+async function waitFirstSend(inst: Inst, to: string): Promise<void> {
+  await waitUntil(
+    () => sentTo(inst, to),
+    (s) => s.length >= 1,
+    "first send",
+  );
 }
 
 async function presencesTo(inst: Inst, contact: string): Promise<SimPresence[]> {
@@ -305,9 +327,7 @@ describe("delivery by the queue", () => {
     const inst = await newInstance();
     const to = await newContact();
     const n = 105;
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < n; i++)
-      accepted.push(await enqueue(inst, to, `lote ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "lote", n, 0);
     const items = await waitFinal(
       inst,
       accepted.map((i) => i.id),
@@ -325,9 +345,7 @@ describe("GET /queue", () => {
     const inst = await newInstance();
     const to = await newContact();
     expect(await expectJson(await inst.call("/queue/pause", { method: "POST" }))).toMatchObject({ paused: true });
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 5; i++)
-      accepted.push(await enqueue(inst, to, `lista ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "lista", 5, 0);
     // The 202 body is the queue item, with its place in line.
     expect(accepted.map((i) => i.position)).toEqual([0, 1, 2, 3, 4]);
     expect(accepted.every((i) => i.status === "queued")).toBe(true);
@@ -363,9 +381,7 @@ describe("GET /queue", () => {
     const inst = await newInstance();
     const to = await newContact();
     await expectJson(await inst.call("/queue/pause", { method: "POST" }));
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 5; i++)
-      accepted.push(await enqueue(inst, to, `hist ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "hist", 5, 0);
     const ids = accepted.map((i) => i.id);
     // Cancel 3 then 1 (in that order: newest cancelled first is 1).
     await expectJson(await inst.call(`/queue/${ids[3]}`, { method: "DELETE" }));
@@ -626,9 +642,7 @@ describe("pause and resume", () => {
     expect(paused).toMatchObject({ paused: true, pending: 0 });
     // Pausing twice is harmless.
     expect(await expectJson(await inst.call("/queue/pause", { method: "POST" }))).toMatchObject({ paused: true });
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 3; i++)
-      accepted.push(await enqueue(inst, to, `pausa ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "pausa", 3, 0);
     await sleep(3_000);
     const held = await Promise.all(accepted.map((i) => getItem(inst, i.id)));
     expect(held.map((i) => i.status)).toEqual(["queued", "queued", "queued"]);
@@ -652,14 +666,8 @@ describe("pause and resume", () => {
   it("a pause while items are flowing stops the next ones; resume carries on without loss or repeat", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 6; i++)
-      accepted.push(await enqueue(inst, to, `fluxo ${i}`, { delayMessage: 0.5, delayTyping: 0 }));
-    await waitUntil(
-      () => sentTo(inst, to),
-      (s) => s.length >= 1,
-      "first send",
-    );
+    const accepted = await enqueueNumbered(inst, to, "fluxo", 6, 0.5);
+    await waitFirstSend(inst, to);
     await expectJson(await inst.call("/queue/pause", { method: "POST" }));
     // At most the item already in flight finishes after the pause; once none is `sending`,
     // nothing more may leave.
@@ -747,9 +755,7 @@ describe("cancel", () => {
     const inst = await newInstance();
     const to = await newContact();
     await expectJson(await inst.call("/queue/pause", { method: "POST" }));
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 4; i++)
-      accepted.push(await enqueue(inst, to, `todos ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "todos", 4, 0);
     expect(await expectJson(await inst.call("/queue", { method: "DELETE" }))).toEqual({ cancelled: 4 });
     const items = await Promise.all(accepted.map((i) => getItem(inst, i.id)));
     expect(items.map((i) => i.status)).toEqual(["cancelled", "cancelled", "cancelled", "cancelled"]);
@@ -775,14 +781,8 @@ describe("cancel", () => {
   it("DELETE /queue on a running queue cancels what waits; nothing cancelled is sent", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 5; i++)
-      accepted.push(await enqueue(inst, to, `corrida ${i}`, { delayMessage: 1, delayTyping: 0 }));
-    await waitUntil(
-      () => sentTo(inst, to),
-      (s) => s.length >= 1,
-      "first send",
-    );
+    const accepted = await enqueueNumbered(inst, to, "corrida", 5, 1);
+    await waitFirstSend(inst, to);
     const { cancelled } = await expectJson<{ cancelled: number }>(await inst.call("/queue", { method: "DELETE" }));
     expect(cancelled).toBeGreaterThanOrEqual(1);
     expect(cancelled).toBeLessThanOrEqual(4);
@@ -924,9 +924,7 @@ describe("disconnected number and TTL", () => {
     const inst = await newInstance();
     const to = await newContact();
     await stop(inst);
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 3; i++)
-      accepted.push(await enqueue(inst, to, `espera ${i}`, { delayMessage: 0, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "espera", 3, 0);
     // Five tries while disconnected (1 s, 2 s, 4 s, 8 s apart): the next one is 15 s away, so the
     // send after the reconnection comes from the wake-up, not from the backoff.
     await waitUntil(
@@ -964,9 +962,7 @@ describe("disconnected number and TTL", () => {
   it("a network outage mid-run: items wait and are each sent exactly once afterwards, in order", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 6; i++)
-      accepted.push(await enqueue(inst, to, `queda ${i}`, { delayMessage: 0.3, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "queda", 6, 0.3);
     await waitUntil(
       () => sentTo(inst, to),
       (s) => s.length >= 2,
@@ -987,9 +983,7 @@ describe("disconnected number and TTL", () => {
   it("dropped connections mid-run: each item is sent exactly once, in order", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 8; i++)
-      accepted.push(await enqueue(inst, to, `corte ${i}`, { delayMessage: 0.2, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "corte", 8, 0.2);
     for (const after of [1, 3, 5]) {
       await waitUntil(
         () => sentTo(inst, to),
@@ -1117,9 +1111,7 @@ describe("failures and recovery", () => {
   it("the worker's reconciler restarts a queue workflow that was terminated by hand", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    const accepted: QueueItem[] = [];
-    for (let i = 0; i < 3; i++)
-      accepted.push(await enqueue(inst, to, `reinício ${i}`, { delayMessage: 2, delayTyping: 0 }));
+    const accepted = await enqueueNumbered(inst, to, "reinício", 3, 2);
     await waitUntil(
       () => getItem(inst, accepted[0]!.id),
       (i) => i.delayMs !== null,

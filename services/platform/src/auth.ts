@@ -1,6 +1,7 @@
 import type { Redis, Result } from "ioredis";
 import type { Keys } from "./keys.ts";
 import { digestsEqual, hashToken } from "./secrets.ts";
+import { TurnBatcher } from "./turn-batch.ts";
 
 /**
  * One round trip does authentication data and the rate limit together: the instance's token
@@ -80,13 +81,10 @@ interface Pending {
   instanceId: string;
   presented: string;
   clientToken: string | undefined;
-  resolve: (verdict: AuthVerdict) => void;
-  reject: (err: unknown) => void;
 }
 
 export class RequestAuthorizer {
-  private pending: Pending[] = [];
-  private scheduled = false;
+  private readonly batcher: TurnBatcher<Pending, AuthVerdict>;
 
   constructor(
     private readonly redis: Redis,
@@ -96,36 +94,18 @@ export class RequestAuthorizer {
     // The script reads keys it derives (the account's), so every key goes in ARGV; the store
     // is one Redis (Stack), never a cluster.
     redis.defineCommand("gwAuthorizeBatch", { numberOfKeys: 0, lua: SCRIPT });
+    this.batcher = new TurnBatcher((batch) => this.run(batch), MAX_BATCH);
   }
 
   authorize(instanceId: string, token: string, clientToken: string | undefined): Promise<AuthVerdict> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ instanceId, presented: hashToken(token), clientToken, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(this.flush);
-      }
-    });
+    return this.batcher.add({ instanceId, presented: hashToken(token), clientToken });
   }
 
-  private readonly flush = (): void => {
-    this.scheduled = false;
-    const all = this.pending;
-    this.pending = [];
-    for (let i = 0; i < all.length; i += MAX_BATCH) void this.run(all.slice(i, i + MAX_BATCH));
-  };
-
-  private async run(batch: Pending[]): Promise<void> {
+  private async run(batch: Pending[]): Promise<AuthVerdict[]> {
     const args: (string | number)[] = [this.rate.perSecond, this.rate.burst, this.k.accountAuthPrefix];
     for (const p of batch) args.push(this.k.instanceAuth(p.instanceId), this.k.rateLimit(p.instanceId), p.presented);
-    let r: (string | number)[];
-    try {
-      r = await this.redis.gwAuthorizeBatch(...args);
-    } catch (err) {
-      for (const p of batch) p.reject(err);
-      return;
-    }
-    for (const [i, p] of batch.entries()) p.resolve(verdictOf(p, r.slice(i * 6, i * 6 + 6)));
+    const r = await this.redis.gwAuthorizeBatch(...args);
+    return batch.map((p, i) => verdictOf(p, r.slice(i * 6, i * 6 + 6)));
   }
 }
 

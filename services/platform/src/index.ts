@@ -19,5 +19,6 @@ export * from "./redis.ts";
 export * from "./sealed.ts";
 export * from "./secrets.ts";
 export * from "./trpc-errors.ts";
+export * from "./turn-batch.ts";
 export * from "./url-guard.ts";
 export * from "./webhooks.ts";

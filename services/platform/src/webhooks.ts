@@ -7,6 +7,7 @@ import { randomBase32 } from "./ids.ts";
 import type { Keys } from "./keys.ts";
 import type { OmClient } from "./redis.ts";
 import type { Sealer } from "./sealed.ts";
+import { TurnBatcher } from "./turn-batch.ts";
 
 const DAY = 86_400_000;
 const DELIVERY_TTL_MS = 7 * DAY;
@@ -67,7 +68,7 @@ export function webhookSchemaFor(k: Keys) {
 export class WebhookStore {
   readonly repo: Repository;
   private readonly lastTrim = new Map<string, number>();
-  private readonly batch: DeliveryWrites;
+  private readonly batch: TurnBatcher<DeliveryWrite, void>;
 
   constructor(
     private readonly redis: Redis,
@@ -76,7 +77,7 @@ export class WebhookStore {
     private readonly sealer: Sealer,
   ) {
     this.repo = new Repository(webhookSchemaFor(k), om);
-    this.batch = new DeliveryWrites(redis);
+    this.batch = deliveryWrites(redis);
   }
 
   async create(
@@ -254,7 +255,7 @@ export class WebhookStore {
       lastAttemptAt: new Date(now).toISOString(),
     };
     const writes: Promise<unknown>[] = [
-      this.batch.write({
+      this.batch.add({
         key: this.k.delivery(delivery.id),
         meta: JSON.stringify(meta),
         // The first write of a delivery also stores its body and indexes it.
@@ -478,37 +479,13 @@ return 1`;
  * script (the dispatcher records thousands a second; one call each cost more CPU than the POST).
  * Keys are passed as arguments, which is fine on a single Redis but not on a cluster.
  */
-class DeliveryWrites {
-  private pending: { w: DeliveryWrite; resolve(): void; reject(e: unknown): void }[] = [];
-  private scheduled = false;
-
-  constructor(private readonly redis: Redis) {}
-
-  write(w: DeliveryWrite): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.pending.push({ w, resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  private flush(): void {
-    this.scheduled = false;
-    const items = this.pending;
-    this.pending = [];
+function deliveryWrites(redis: Redis): TurnBatcher<DeliveryWrite, void> {
+  return new TurnBatcher<DeliveryWrite, void>(async (items) => {
     const args: (string | number)[] = [DELIVERY_TTL_MS];
-    for (const { w } of items) {
+    for (const w of items) {
       args.push(w.key, w.meta, w.body ?? "", w.index ?? "", w.createdAt, w.id, w.responseTimes ?? "", w.sample, w.now);
     }
-    this.redis.eval(WRITE_DELIVERIES, 0, ...args).then(
-      () => {
-        for (const p of items) p.resolve();
-      },
-      (err) => {
-        for (const p of items) p.reject(err);
-      },
-    );
-  }
+    await redis.eval(WRITE_DELIVERIES, 0, ...args);
+    return items.map(() => undefined);
+  });
 }

@@ -78,6 +78,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     return reply.code(status).send(body);
   });
   // The multiplexed channel (channel.ts): many calls over one connection, frames batched per turn.
+  const channels = new Set<Duplex>();
   app.server.on("upgrade", (req, socket, head) => {
     if (req.url !== CHANNEL_PATH || req.headers.upgrade !== CHANNEL_PROTOCOL) {
       socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\n\r\n");
@@ -100,7 +101,6 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
       });
     });
   });
-  const channels = new Set<Duplex>();
   const address = await app.listen({ port: config.SESSION_PORT, host: config.SESSION_HOST });
   const port = new URL(address).port;
   const url = config.SESSION_ADVERTISE_URL ?? `http://${config.SESSION_HOST}:${port}`;

@@ -1,5 +1,5 @@
 import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
-import { attemptDelivery, type Logger, type Platform, type WebhookTarget } from "@gw/platform";
+import { attemptDelivery, type Logger, type Platform, TurnBatcher, type WebhookTarget } from "@gw/platform";
 import type { WebhookRetryInput } from "@gw/workflows";
 import type { Client } from "@temporalio/client";
 import type { WorkerMetrics } from "./health.ts";
@@ -37,9 +37,8 @@ export class Dispatcher {
   private inFlight = 0;
   private readonly waiters: (() => void)[] = [];
   private readonly active = new Set<Promise<void>>();
-  /** Acknowledgements waiting for the end of this loop turn, per stream. */
-  private acks = new Map<string, { ids: string[]; done: { resolve: () => void; reject: (err: unknown) => void }[] }>();
-  private acksScheduled = false;
+  /** Per stream: the entries handled in one loop turn are acknowledged by one XACK. */
+  private readonly acks = new Map<string, TurnBatcher<string, void>>();
 
   constructor(
     private readonly platform: Platform,
@@ -170,40 +169,17 @@ export class Dispatcher {
     await this.ack(stream, id);
   }
 
-  /**
-   * Acknowledges `id` together with every other entry of `stream` handled in this loop turn:
-   * one XACK for tens of entries under load (each event of a send is one entry).
-   */
+  /** Acknowledges `id` with the other entries of `stream` handled in this turn (each event of a send is one). */
   private ack(stream: string, id: string): Promise<void> {
-    return new Promise((resolve, reject) => {
-      let batch = this.acks.get(stream);
-      if (!batch) {
-        batch = { ids: [], done: [] };
-        this.acks.set(stream, batch);
-      }
-      batch.ids.push(id);
-      batch.done.push({ resolve, reject });
-      if (!this.acksScheduled) {
-        this.acksScheduled = true;
-        setImmediate(() => this.flushAcks());
-      }
-    });
-  }
-
-  private flushAcks(): void {
-    this.acksScheduled = false;
-    const batches = this.acks;
-    this.acks = new Map();
-    for (const [stream, { ids, done }] of batches) {
-      this.platform.redis.xack(stream, DISPATCH_GROUP, ...ids).then(
-        () => {
-          for (const d of done) d.resolve();
-        },
-        (err: unknown) => {
-          for (const d of done) d.reject(err);
-        },
-      );
+    let batcher = this.acks.get(stream);
+    if (!batcher) {
+      batcher = new TurnBatcher<string, void>(async (ids) => {
+        await this.platform.redis.xack(stream, DISPATCH_GROUP, ...ids);
+        return ids.map(() => undefined);
+      });
+      this.acks.set(stream, batcher);
     }
+    return batcher.add(id);
   }
 
   private async deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {

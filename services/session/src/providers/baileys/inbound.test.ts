@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { AddressInfo } from "node:net";
-import { DEFAULT_SETTINGS, type InboundMessage, type Instance } from "@gw/contracts";
+import type { InboundMessage } from "@gw/contracts";
 import { createLogger } from "@gw/platform";
 import {
   aesEncryptGCM,
@@ -15,12 +14,11 @@ import {
   type WASocket,
 } from "@whiskeysockets/baileys";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { WebSocketServer } from "ws";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { type InboundLookups, parseStoredMessage, storedForm, toInboundMessage } from "./inbound.ts";
 import { createBaileysSession } from "./session.ts";
-import { type RedisHarness, redisHarness } from "./testing.ts";
+import { baileysInstance, type RedisHarness, redisHarness, type SilentNetwork, silentNetwork } from "./testing.ts";
 
 /**
  * The mapping is tested on messages built with Baileys' own proto classes and sent through the
@@ -939,46 +937,20 @@ describe("Baileys inbound mapping: calendar event responses", () => {
 // ── wiring in the session ────────────────────────────────────────────────────
 
 let h: RedisHarness;
-let wss: WebSocketServer;
-let wsUrl: string;
+let net: SilentNetwork;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   h = await redisHarness();
-  wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-  wsUrl = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`;
+  net = await silentNetwork();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 afterAll(async () => {
-  for (const c of wss.clients) c.terminate();
-  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  await net?.close();
   await h?.close();
 });
-
-function instanceFor(id: string): Instance {
-  return {
-    id,
-    name: "test",
-    accountId: "a1",
-    kind: "standard",
-    phone: "",
-    pushName: "",
-    provider: "baileys",
-    connectionStatus: "STOPPED",
-    billingStatus: "active",
-    cancelAtPeriodEnd: false,
-    currentPeriodEnd: null,
-    graceUntil: null,
-    provisionedAt: null,
-    createdAt: new Date().toISOString(),
-    suspendedAt: null,
-    trialEndsAt: null,
-    settings: { ...DEFAULT_SETTINGS },
-  };
-}
 
 interface Wired {
   session: ProviderSession;
@@ -1000,7 +972,7 @@ async function wired(): Promise<Wired> {
   const sockets: WASocket[] = [];
   const session = createBaileysSession(
     {
-      instance: instanceFor(store.instanceId),
+      instance: baileysInstance(store.instanceId),
       podId: "pod-a",
       auth: store,
       rawMessages: {
@@ -1015,7 +987,7 @@ async function wired(): Promise<Wired> {
       makeSocket: (config: UserFacingSocketConfig) => {
         const sock = makeWASocket({
           ...config,
-          waWebSocketUrl: wsUrl,
+          waWebSocketUrl: net.url,
           connectTimeoutMs: 5_000,
           defaultQueryTimeoutMs: 300,
         });

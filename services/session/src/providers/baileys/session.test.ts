@@ -1,5 +1,4 @@
-import type { AddressInfo } from "node:net";
-import { ApiError, DEFAULT_SETTINGS, type Instance } from "@gw/contracts";
+import { ApiError } from "@gw/contracts";
 import { type AuthStateStore, createLogger } from "@gw/platform";
 import {
   DisconnectReason,
@@ -11,12 +10,18 @@ import {
   type WASocket,
 } from "@whiskeysockets/baileys";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { WebSocketServer } from "ws";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { baileysProvider, createBaileysProvider, parseBaileysVersion } from "./index.ts";
 import { type BaileysSessionOptions, browserFromSettings, createBaileysSession } from "./session.ts";
-import { Boom, type RedisHarness, redisHarness } from "./testing.ts";
+import {
+  Boom,
+  baileysInstance,
+  type RedisHarness,
+  redisHarness,
+  type SilentNetwork,
+  silentNetwork,
+} from "./testing.ts";
 
 /**
  * The provider at its boundary with real Baileys sockets: `makeWASocket` connects to a WebSocket
@@ -26,48 +31,23 @@ import { Boom, type RedisHarness, redisHarness } from "./testing.ts";
  */
 
 let h: RedisHarness;
-let wss: WebSocketServer;
-let wsUrl: string;
-let framesReceived = 0;
+let net: SilentNetwork;
 const cleanups: (() => Promise<void>)[] = [];
 
 beforeAll(async () => {
   h = await redisHarness();
-  wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-  wsUrl = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`;
-  wss.on("connection", (c) => c.on("message", () => framesReceived++));
+  net = await silentNetwork();
 });
 afterEach(async () => {
   for (const c of cleanups.splice(0)) await c();
 });
 afterAll(async () => {
-  for (const c of wss.clients) c.terminate();
-  await new Promise<void>((resolve) => wss.close(() => resolve()));
+  await net?.close();
   await h?.close();
 });
 
-function instanceFor(id: string, client = { browserName: "Firefox", deviceName: "Loja Centro" }): Instance {
-  return {
-    id,
-    name: "test",
-    accountId: "a1",
-    kind: "standard",
-    phone: "",
-    pushName: "",
-    provider: "baileys",
-    connectionStatus: "STOPPED",
-    billingStatus: "active",
-    cancelAtPeriodEnd: false,
-    currentPeriodEnd: null,
-    graceUntil: null,
-    provisionedAt: null,
-    createdAt: new Date().toISOString(),
-    suspendedAt: null,
-    trialEndsAt: null,
-    settings: { ...DEFAULT_SETTINGS, client },
-  };
-}
+const instanceFor = (id: string, client = { browserName: "Firefox", deviceName: "Loja Centro" }) =>
+  baileysInstance(id, client);
 
 interface Rig {
   session: ProviderSession;
@@ -94,7 +74,7 @@ async function rig(
     earlierClosed.push(sockets.every((s) => s.ws.isClosed));
     const sock = makeWASocket({
       ...config,
-      waWebSocketUrl: wsUrl,
+      waWebSocketUrl: net.url,
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       defaultQueryTimeoutMs: opts.queryTimeoutMs ?? 300,
     });
@@ -171,7 +151,7 @@ describe("Baileys session: socket and events", () => {
   it("builds a real socket with the gateway's config, maps connecting and QR, and stop() ends it", async () => {
     const baseline = activeTimeouts();
     const r = await rig({ connectTimeoutMs: 300 });
-    const framesBefore = framesReceived;
+    const framesBefore = net.framesReceived();
     await r.session.start();
     await r.session.start(); // idempotent: still one socket
     expect(r.sockets).toHaveLength(1);
@@ -189,7 +169,7 @@ describe("Baileys session: socket and events", () => {
 
     // Baileys emits `connecting` on the next tick and sends its client hello to our endpoint.
     await vi.waitFor(() => expect(statuses(r.events)).toEqual(["STARTING"]));
-    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(framesBefore));
+    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(framesBefore));
 
     const sock = r.sock();
     sock.ev.emit("connection.update", { qr: "2@ref1,noise,identity,adv,1" });
@@ -364,11 +344,11 @@ describe("Baileys session: pairing code", () => {
     await ready(r);
     const pending = r.session.requestPairingCode("+55 (11) 99999-9999");
     await sleep(50);
-    const before = framesReceived;
+    const before = net.framesReceived();
     r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
     const code = await pending;
     expect(code).toMatch(/^[0-9A-Z]{8}$/);
-    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(before)); // link_code_companion_reg went out
+    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // link_code_companion_reg went out
     expect(r.sock().authState.creds.me?.id).toBe("5511999999999@s.whatsapp.net");
     // nothing is paired yet, so nothing is stored
     expect(await r.store.readCreds()).toBeNull();
@@ -430,9 +410,9 @@ describe("Baileys session: account routes, logout, passkeys", () => {
     await r.session.start();
     await ready(r);
     r.sock().ev.emit("connection.update", { connection: "open" });
-    const before = framesReceived;
+    const before = net.framesReceived();
     await r.session.logout();
-    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(before)); // remove-companion-device
+    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // remove-companion-device
     await vi.waitFor(() => expect(r.sock().ws.isClosed).toBe(true)); // Baileys' own end(401 Intentional Logout)
     expect(await store.readCreds()).toBeNull();
     expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
@@ -552,7 +532,7 @@ describe("Baileys session: messaging", () => {
     const r = await openRig();
     const sock = r.sock();
     const sendMessage = vi.spyOn(sock, "sendMessage");
-    const before = framesReceived;
+    const before = net.framesReceived();
     const t0 = Math.floor(Date.now() / 1000);
     const result = await r.session.send(
       CHAT,
@@ -567,7 +547,7 @@ describe("Baileys session: messaging", () => {
     // Baileys' device queries go unanswered here; it still relays the stanza to our endpoint.
     expect(result).toEqual({ id: "3EB0AAAABBBBCCCCDDDD01", chatId: CHAT, timestamp: expect.any(Number) });
     expect(result.timestamp).toBeGreaterThanOrEqual(t0);
-    await vi.waitFor(() => expect(framesReceived).toBeGreaterThan(before));
+    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before));
 
     // nothing reaches Baileys for what cannot be sent faithfully
     sendMessage.mockClear();
@@ -701,7 +681,7 @@ describe("Baileys session: messaging", () => {
     const r = await openRig();
     const sock = r.sock();
     const sendPresenceUpdate = vi.spyOn(sock, "sendPresenceUpdate");
-    const before = framesReceived;
+    const before = net.framesReceived();
     await r.session.presence("composing", CHAT);
     await r.session.presence("recording", GROUP);
     await r.session.presence("paused", CHAT);
@@ -714,7 +694,7 @@ describe("Baileys session: messaging", () => {
       ["available", undefined],
       ["unavailable", undefined],
     ]);
-    await vi.waitFor(() => expect(framesReceived).toBeGreaterThanOrEqual(before + 5));
+    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThanOrEqual(before + 5));
     expect((await apiError(r.session.presence("composing"))).details).toHaveProperty("chatId");
     sock.authState.creds.me = { ...sock.authState.creds.me!, name: "" };
     expect((await apiError(r.session.presence("available"))).code).toBe("bad_request");

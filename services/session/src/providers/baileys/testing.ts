@@ -1,8 +1,11 @@
 // Test support for the Baileys provider tests (imported only by *.test.ts next to it).
 import { randomBytes } from "node:crypto";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { DEFAULT_SETTINGS, type Instance, type Settings } from "@gw/contracts";
 import { AuthStateStore, createPlatform, loadConfig, type Platform, Sealer } from "@gw/platform";
 import { inject } from "vitest";
+import { WebSocketServer } from "ws";
 
 /**
  * `@hapi/boom`'s Boom, loaded from where Baileys itself resolves it (it is Baileys' dependency,
@@ -75,4 +78,52 @@ export function canonical(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * A WebSocket server on 127.0.0.1 where `makeWASocket` connects (`waWebSocketUrl: url`): it
+ * accepts the connection and never answers the noise handshake, and counts the frames it gets.
+ */
+export interface SilentNetwork {
+  url: string;
+  framesReceived(): number;
+  close(): Promise<void>;
+}
+
+export async function silentNetwork(): Promise<SilentNetwork> {
+  const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  let frames = 0;
+  wss.on("connection", (c) => c.on("message", () => frames++));
+  return {
+    url: `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`,
+    framesReceived: () => frames,
+    async close() {
+      for (const c of wss.clients) c.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}
+
+/** A standard, paid, stopped Baileys instance record (its settings the defaults unless given). */
+export function baileysInstance(id: string, client?: Settings["client"]): Instance {
+  return {
+    id,
+    name: "test",
+    accountId: "a1",
+    kind: "standard",
+    phone: "",
+    pushName: "",
+    provider: "baileys",
+    connectionStatus: "STOPPED",
+    billingStatus: "active",
+    cancelAtPeriodEnd: false,
+    currentPeriodEnd: null,
+    graceUntil: null,
+    provisionedAt: null,
+    createdAt: new Date().toISOString(),
+    suspendedAt: null,
+    trialEndsAt: null,
+    settings: { ...DEFAULT_SETTINGS, ...(client ? { client } : {}) },
+  };
 }
