@@ -3,7 +3,7 @@
 
 import type { EventEnvelope } from "@gw/contracts";
 import { buildGateway, type Gateway } from "@gw/gateway";
-import { createLogger, createPlatform, loadConfig, type Platform, shardOf } from "@gw/platform";
+import { createLogger, createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { type SessionRole, startSessionRole } from "@gw/session";
 import { createSimnet, type Simnet } from "@gw/simnet";
 import { startWorkerRole, type WorkerRole } from "@gw/worker";
@@ -134,8 +134,8 @@ export async function startCluster(
       await cluster.waitForStatus(id, "WORKING");
     },
     async events(instanceId, kind) {
-      const all = await platform.events.read(shardOf(instanceId, config.EVENT_SHARDS), 10_000);
-      return all.filter((e) => e.instanceId === instanceId && (!kind || e.event === kind));
+      const all = await platform.events.history(instanceId);
+      return all.filter((e) => !kind || e.event === kind);
     },
     async close() {
       await gateway.close();

@@ -53,9 +53,11 @@ export function ignoredChat(settings: Instance["settings"] | undefined, chatId: 
   return false;
 }
 
-/** XADD to the shard stream (capped) and to the instance's 7-day stream, in one call. */
+/** XADD to the shard stream (capped; only when ARGV[8] is 1) and to the instance's 7-day stream, in one call. */
 const PUBLISH = `
-redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'id', ARGV[4], 'event', ARGV[5], 'instanceId', ARGV[6], 'envelope', ARGV[7])
+if ARGV[8] == '1' then
+  redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'id', ARGV[4], 'event', ARGV[5], 'instanceId', ARGV[6], 'envelope', ARGV[7])
+end
 redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envelope', ARGV[7])
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
@@ -70,6 +72,7 @@ type PublishScript = (
   event: string,
   instanceId: string,
   body: string,
+  dispatch: "0" | "1",
 ) => Promise<number>;
 
 type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
@@ -94,6 +97,8 @@ export class EventBus {
     private readonly k: Keys,
     readonly shards: number,
     private readonly maxLen: number,
+    /** Whether the dispatcher must see an event (webhooks subscribe to it); absent: every event. */
+    private readonly dispatched?: (instanceId: string, kind: string) => boolean | Promise<boolean>,
   ) {
     redis.defineCommand("gwPublish", { numberOfKeys: 2, lua: PUBLISH });
   }
@@ -103,12 +108,15 @@ export class EventBus {
   }
 
   /**
-   * Publishes an event: to its shard's stream (the dispatcher's input) and to the instance's
-   * 7-day history (GET /events), in one round trip. Events of conversation types the instance
-   * ignores are not emitted at all (answers null).
+   * Publishes an event: to the instance's 7-day history (GET /events) and, when an active webhook
+   * subscribes to its kind (subscriptions.ts), to its shard's stream (the dispatcher's input), in
+   * one round trip. Events of conversation types the instance ignores are not emitted at all
+   * (answers null).
    */
   async publish(instance: Source, event: EventKind, payload: Record<string, unknown>): Promise<EventEnvelope | null> {
     if (ignoredChat(instance.settings, payload.chatId)) return null;
+    const wanted = this.dispatched ? this.dispatched(instance.id, event) : true;
+    const dispatch = typeof wanted === "boolean" ? wanted : await wanted;
     const env = this.envelope(instance, event, payload);
     const body = JSON.stringify(env);
     // One script: the body crosses the wire once, and one command instead of MULTI … EXEC
@@ -123,6 +131,7 @@ export class EventBus {
       env.event,
       env.instanceId,
       body,
+      dispatch ? "1" : "0",
     );
     return env;
   }
@@ -184,6 +193,12 @@ export class EventBus {
       reason,
       timestamp: Math.floor(Date.now() / 1000),
     } satisfies SessionStatusPayload);
+  }
+
+  /** An instance's 7-day history from the start (tests, tools): the envelopes in order. */
+  async history(instanceId: string, count = 10_000): Promise<EventEnvelope[]> {
+    const entries = await this.redis.xrange(this.k.recentEvents(instanceId), "-", "+", "COUNT", count);
+    return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf("envelope") + 1]!) as EventEnvelope);
   }
 
   /** Reads a shard from the start (tests, tools): the envelopes in order. */

@@ -15,6 +15,7 @@ import { ReadModel } from "./read-model.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
 import { Sealer } from "./sealed.ts";
+import { WebhookSubscriptions } from "./subscriptions.ts";
 import { WebhookStore } from "./webhooks.ts";
 
 /** The shared state layer every role stands on: Redis clients, repositories and stores. */
@@ -42,7 +43,14 @@ export async function createPlatform(config: Config) {
   });
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
-  const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN);
+  const subscriptions = new WebhookSubscriptions(
+    async (instanceId) => (await webhooks.targets(instanceId)).map((t) => t.events),
+    config.INSTANCE_CACHE_MS,
+  );
+  subscriptions.listen(subscriber);
+  const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
+    subscriptions.wants(id, kind),
+  );
 
   const messages = new MessageStore(redis, k);
   const identity = new IdentityMap(redis, k);
