@@ -53,13 +53,20 @@ it("no webhooks: only session.status goes to the dispatcher, the history keeps e
   await publishEach(inst, 1, ["message.any", "message.ack", "session.status"]);
   expect(await dispatched(inst.id)).toEqual(["session.status:1"]);
   const history = await platform.events.history(inst.id);
-  expect(history.map((e) => `${e.event}:${e.payload.n}`)).toEqual(["message.any:1", "message.ack:1", "session.status:1"]);
+  expect(history.map((e) => `${e.event}:${e.payload.n}`)).toEqual([
+    "message.any:1",
+    "message.ack:1",
+    "session.status:1",
+  ]);
 });
 
 it("follows the webhooks' event lists as they are created, changed, deactivated and deleted", async () => {
   const inst = await newInstance();
   await publishEach(inst, 0, ["message.ack"]); // caches "no webhooks"
-  const { webhook } = await platform.webhooks.create(inst.id, { url: "https://example.com/h", events: ["message.ack"] });
+  const { webhook } = await platform.webhooks.create(inst.id, {
+    url: "https://example.com/h",
+    events: ["message.ack"],
+  });
   await untilDispatched(inst.id, () => publishEach(inst, 1, ["message.ack"]), "message.ack:1");
   await publishEach(inst, 2, ["message.any", "message.ack"]);
   expect((await dispatched(inst.id)).filter((k) => k.endsWith(":2"))).toEqual(["message.ack:2"]);
