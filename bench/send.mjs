@@ -35,8 +35,8 @@
 // with the ninth digit, registered without it), BENCH_INPROC=1 (gateway and session role in one
 // process: the gateway calls the pod's manager directly instead of over tRPC),
 // BENCH_LOG_LEVEL (warn; every process's output goes to .local/bench/send-<time>/),
-// BENCH_CPU_PROF=1 (gateway, session pod and worker under `node --cpu-prof`: the hot spots of the
-// gateway and the pod during the measured immediate run, and of the worker during the scheduling
+// BENCH_CPU_PROF=1 (gateway, session pod, simnet and worker under `node --cpu-prof`: the hot spots of the
+// gateway, the pod and simnet during the measured immediate run, and of the worker during the scheduling
 // test, are printed at the end; figures taken under the profiler are not comparable to normal runs).
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
@@ -179,7 +179,7 @@ export default async function sendBench() {
     `autocannon: ${connections} connections, pipelining 1, warm-up ${warmup}s then ${duration}s measured, per target`,
   );
   if (profile) {
-    out("gateway, pod and worker under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
+    out("gateway, pod, simnet and worker under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
   }
   out("");
 
@@ -216,7 +216,7 @@ export default async function sendBench() {
         env: { ...gw.env, ...env },
         logFile: join(logDir, `${name}.log`),
       });
-    const simnet = node("simnet", { ROLES: "simnet", SIMNET_PORT: String(simnetPort) });
+    const simnet = node("simnet", { ROLES: "simnet", SIMNET_PORT: String(simnetPort) }, profArgs("simnet"));
     const workerPort = await freePort();
     const worker = node("worker", { ROLES: "worker", WORKER_PORT: String(workerPort) }, profArgs("worker"));
     const { Connection, Client } = requireFrom("services/worker")("@temporalio/client");
@@ -765,7 +765,7 @@ export default async function sendBench() {
 
   if (profile) {
     const runs = [
-      ...["gateway", ...(inproc ? [] : ["pod"])].map((name) => [name, "measured immediate run", results.profileWindow]),
+      ...["gateway", ...(inproc ? [] : ["pod"]), "simnet"].map((name) => [name, "measured immediate run", results.profileWindow]),
       ["worker", "scheduling test", results.schedWindow],
     ];
     for (const [name, what, window] of runs) {

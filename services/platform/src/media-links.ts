@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 
 export const MEDIA_LINK_TTL_S = 24 * 3600;
+const AVATAR_REUSE_MS = 60_000;
+const AVATAR_CACHE_MAX = 50_000;
 
 /**
  * Signed media links (spec 2.11, 5.7): `{base}/v1/files/<instanceId>/<messageId>.<ext>?exp=&sig=`
@@ -8,6 +10,8 @@ export const MEDIA_LINK_TTL_S = 24 * 3600;
  * authorizes; valid 24 h; checked in constant time.
  */
 export class MediaLinks {
+  private readonly avatars = new Map<string, { url: string; until: number }>();
+
   constructor(
     private readonly secret: string,
     private readonly baseUrl: string,
@@ -23,9 +27,19 @@ export class MediaLinks {
     return `${this.baseUrl.replace(/\/$/, "")}${path}?exp=${exp}&sig=${this.sig(path, exp)}`;
   }
 
-  /** A contact's or group's picture (spec 1 rule 7): answers 404 while none is visible. */
+  /**
+   * A contact's or group's picture (spec 1 rule 7): answers 404 while none is visible. Every
+   * message event carries two, so a link is reused for up to a minute (it stays valid for at
+   * least 23 h 59 min) instead of signing it again each time.
+   */
   avatar(instanceId: string, chatId: string, now = Date.now()): string {
-    return this.sign(`/v1/avatars/${instanceId}/${chatId}.jpg`, now);
+    const path = `/v1/avatars/${instanceId}/${chatId}.jpg`;
+    const hit = this.avatars.get(path);
+    if (hit && hit.until > now) return hit.url;
+    const url = this.sign(path, now);
+    if (this.avatars.size >= AVATAR_CACHE_MAX) this.avatars.clear();
+    this.avatars.set(path, { url, until: now + AVATAR_REUSE_MS });
+    return url;
   }
 
   verify(path: string, exp: unknown, sig: unknown, now = Date.now()): boolean {

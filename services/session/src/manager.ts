@@ -278,18 +278,21 @@ export class SessionManager implements SessionApi {
       case "ack": {
         const instance = await this.platform.instanceCache.get(instanceId);
         if (!instance) return;
-        await this.platform.readModel
-          .ack(instance, event.id, event.status)
-          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
         // Acks may name the chat by lid: shown by number when known (spec 1 rule 3).
         const ackChat = (await this.platform.identity.rewrite(instanceId, event.chatId)) ?? event.chatId;
-        await this.platform.events.publish(instance, "message.ack", {
+        // Issued in the same loop turn, so they leave in one write and Redis runs them in this
+        // order: whoever the event reaches reads the stored ack already moved.
+        const stored = this.platform.readModel
+          .ack(instance, event.id, event.status)
+          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
+        const published = this.platform.events.publish(instance, "message.ack", {
           id: formatMessageId({ fromMe: true, chatId: ackChat, id: event.id }),
           chatId: ackChat,
           status: event.status,
           timestamp: event.timestamp,
           ...(event.error ? { error: { message: event.error } } : {}),
         });
+        await Promise.all([stored, published]);
         return;
       }
       case "logged-out":

