@@ -179,7 +179,9 @@ export default async function sendBench() {
     `autocannon: ${connections} connections, pipelining 1, warm-up ${warmup}s then ${duration}s measured, per target`,
   );
   if (profile) {
-    out("gateway, pod, simnet and worker under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs");
+    out(
+      "gateway, pod, simnet and worker under --cpu-prof (BENCH_CPU_PROF=1): figures are NOT comparable to normal runs",
+    );
   }
   out("");
 
@@ -765,7 +767,11 @@ export default async function sendBench() {
 
   if (profile) {
     const runs = [
-      ...["gateway", ...(inproc ? [] : ["pod"]), "simnet"].map((name) => [name, "measured immediate run", results.profileWindow]),
+      ...["gateway", ...(inproc ? [] : ["pod"]), "simnet"].map((name) => [
+        name,
+        "measured immediate run",
+        results.profileWindow,
+      ]),
       ["worker", "scheduling test", results.schedWindow],
     ];
     for (const [name, what, window] of runs) {
