@@ -1,5 +1,5 @@
 // pnpm bench webhooks — the webhook dispatcher end to end, every part in its own process on this
-// machine: a producer publishes events (platform.events.publish: MULTI of XADD to the shard stream
+// machine: a producer publishes events (platform.events.publish: one script, XADD to the shard stream
 // + XADD to the instance's 7-day stream), the worker (services/main/src/main.ts, ROLES=worker:
 // the dispatcher's consumer group over `<prefix>events:<shard>`, first delivery attempt) POSTs
 // them to a local receiver (node:http, 204 at once), which records when each arrived.
@@ -239,7 +239,7 @@ export default async function webhooksBench() {
     }`,
   );
   out(
-    `producer: own process, platform.events.publish (MULTI: XADD shard stream + XADD 7-day stream + PEXPIRE), ` +
+    `producer: own process, platform.events.publish (one script: XADD shard stream + XADD 7-day stream + PEXPIRE), ` +
       `round robin over ${n} instances with one webhook each (events ["*"])`,
   );
   out("bench process: control and analysis only; every process on this machine, Redis Stack and Temporal local");

@@ -5,8 +5,8 @@
 //
 // It uses the platform API exactly as the services do: `platform.instances.create`,
 // `platform.webhooks.create(instanceId, {url, events: ["*"]})` and
-// `platform.events.publish(instance, "session.status", payload)` — one MULTI per event: XADD to the
-// shard stream, XADD to the instance's 7-day stream, PEXPIRE.
+// `platform.events.publish(instance, "session.status", payload)` — one script call per event: XADD to
+// the shard stream (every instance has a webhook for "*"), XADD to the instance's 7-day stream, PEXPIRE.
 //
 // Control (HTTP on 127.0.0.1:PORT, the bench process only), each answering when done:
 //   POST /setup  {n, url}             n instances with one webhook each → {instances, secrets}

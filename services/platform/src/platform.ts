@@ -44,7 +44,7 @@ export async function createPlatform(config: Config) {
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
   const subscriptions = new WebhookSubscriptions(
-    async (instanceId) => (await webhooks.targets(instanceId)).map((t) => t.events),
+    (instanceId) => webhooks.subscribedKinds(instanceId),
     config.INSTANCE_CACHE_MS,
   );
   subscriptions.listen(subscriber);

@@ -172,6 +172,11 @@ export class WebhookStore {
       }));
   }
 
+  /** The `events` lists of the instance's active webhooks (what producers check before dispatching; no secrets opened). */
+  async subscribedKinds(instanceId: string): Promise<string[][]> {
+    return (await this.docsOf(instanceId)).filter((d) => d.active).map((d) => d.events);
+  }
+
   /** One webhook with its secret, active or not (retries check `active` themselves). */
   async target(id: string): Promise<(WebhookTarget & { active: boolean }) | null> {
     const e: Entity = await this.repo.fetch(id);

@@ -22,7 +22,6 @@ export function qrValue(): string {
 
 export const newSecret = () => randomBytes(32).toString("base64url");
 export const newDeviceId = () => `dev_${randomBytes(8).toString("hex")}`;
-/** Message ids look like the real network's: `3EB0` and hex. */
 // Message ids are made on every send: random bytes drawn from a 4 KiB pool, not a call each.
 let pool = randomBytes(4096);
 let poolAt = 0;
@@ -34,6 +33,7 @@ function randomHex(n: number): string {
   poolAt += n;
   return pool.toString("hex", poolAt - n, poolAt);
 }
+/** Message ids look like the real network's: `3EB0` and hex. */
 export const newMessageId = () => `3EB0${randomHex(10).toUpperCase()}`;
 export const newGroupId = () => `120363${String(randomInt(1e6, 1e7 - 1))}${String(randomInt(1e5, 1e6 - 1))}@g.us`;
 export const newChallenge = () => randomBytes(32).toString("base64url");
