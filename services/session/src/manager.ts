@@ -81,8 +81,17 @@ export interface SessionApi {
  * pods with spare capacity) are acquired and connected; instances that no longer should run
  * are stopped; instances that now rank another live pod first are handed over.
  */
+/** How long a message sent here is remembered for its network "sent" ack (sim: one ack step later). */
+const SENT_HERE_MS = 5 * 60_000;
+
 export class SessionManager implements SessionApi {
   private readonly held = new Map<string, Held>();
+  /**
+   * Messages sent through the API by this pod (`instanceId\0networkId` → when), in sending order.
+   * Their stored ack is "sent" from the start (the `message.any` says so), so the network's
+   * "sent" ack has nothing to store: it is only announced. Saves a script call per send.
+   */
+  private readonly sentHere = new Map<string, number>();
   /** Instances being let go of right now: a reconcile must not take them back meanwhile. */
   private readonly releasing = new Set<string>();
   private readonly sealer: Sealer;
@@ -282,9 +291,12 @@ export class SessionManager implements SessionApi {
         const ackChat = (await this.platform.identity.rewrite(instanceId, event.chatId)) ?? event.chatId;
         // Issued in the same loop turn, so they leave in one write and Redis runs them in this
         // order: whoever the event reaches reads the stored ack already moved.
-        const stored = this.platform.readModel
-          .ack(instance, event.id, event.status)
-          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
+        const storedAlready = event.status === "sent" && this.sentHere.delete(`${instanceId}\u0000${event.id}`);
+        const stored = storedAlready
+          ? null
+          : this.platform.readModel
+              .ack(instance, event.id, event.status)
+              .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
         const published = this.platform.events.publish(instance, "message.ack", {
           id: formatMessageId({ fromMe: true, chatId: ackChat, id: event.id }),
           chatId: ackChat,
@@ -491,6 +503,7 @@ export class SessionManager implements SessionApi {
       }
     }
     const raw = await held.session.send(chatId, content, options);
+    this.rememberSent(instanceId, raw.id);
     // Spec 1 rule 3: a lid whose number is known is shown as the number (the lid in chatLid).
     const sentTo = raw.chatId || chatId;
     const shown = (await identity.rewrite(instanceId, sentTo)) ?? sentTo;
@@ -532,6 +545,16 @@ export class SessionManager implements SessionApi {
       ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
     }
     return result;
+  }
+
+  /** Notes a message sent here (see {@link sentHere}); forgets what is older than a few minutes. */
+  private rememberSent(instanceId: string, networkId: string): void {
+    const now = Date.now();
+    for (const [key, at] of this.sentHere) {
+      if (at > now - SENT_HERE_MS && this.sentHere.size < 100_000) break;
+      this.sentHere.delete(key);
+    }
+    this.sentHere.set(`${instanceId}\u0000${networkId}`, now);
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {
