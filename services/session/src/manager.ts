@@ -81,15 +81,17 @@ export interface SessionApi {
  * pods with spare capacity) are acquired and connected; instances that no longer should run
  * are stopped; instances that now rank another live pod first are handed over.
  */
-/** How long a message sent here is remembered for its network "sent" ack (sim: one ack step later). */
+/** How long a message sent here is remembered for the network's "sent" ack of it (simnet: one ack step later). */
 const SENT_HERE_MS = 5 * 60_000;
 
 export class SessionManager implements SessionApi {
   private readonly held = new Map<string, Held>();
   /**
    * Messages sent through the API by this pod (`instanceId\0networkId` → when), in sending order.
-   * Their stored ack is "sent" from the start (the `message.any` says so), so the network's
-   * "sent" ack has nothing to store: it is only announced. Saves a script call per send.
+   * Their `sent` ack is announced with the send (the network's answer is the server's acceptance;
+   * Baileys never reports it, simnet reports it one ack step later): the network's own `sent`
+   * report of them is dropped, which spares a frame's worth of Redis work per send. A pod that
+   * restarted in between announces it twice (events are at least once).
    */
   private readonly sentHere = new Map<string, number>();
   /** Instances being let go of right now: a reconcile must not take them back meanwhile. */
@@ -285,18 +287,17 @@ export class SessionManager implements SessionApi {
       case "message":
         return this.onMessage(instanceId, event.message);
       case "ack": {
+        // Announced with the send itself (see `send`).
+        if (event.status === "sent" && this.sentHere.delete(`${instanceId}\u0000${event.id}`)) return;
         const instance = await this.platform.instanceCache.get(instanceId);
         if (!instance) return;
         // Acks may name the chat by lid: shown by number when known (spec 1 rule 3).
         const ackChat = (await this.platform.identity.rewrite(instanceId, event.chatId)) ?? event.chatId;
         // Issued in the same loop turn, so they leave in one write and Redis runs them in this
         // order: whoever the event reaches reads the stored ack already moved.
-        const storedAlready = event.status === "sent" && this.sentHere.delete(`${instanceId}\u0000${event.id}`);
-        const stored = storedAlready
-          ? null
-          : this.platform.readModel
-              .ack(instance, event.id, event.status)
-              .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
+        const stored = this.platform.readModel
+          .ack(instance, event.id, event.status)
+          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
         const published = this.platform.events.publish(instance, "message.ack", {
           id: formatMessageId({ fromMe: true, chatId: ackChat, id: event.id }),
           chatId: ackChat,
@@ -542,6 +543,14 @@ export class SessionManager implements SessionApi {
               content,
             })
           : null,
+        // The network accepting the send is its `sent` ack: announced here, with the message, in
+        // the same write (the network's own report of it, if any, is dropped: see `sentHere`).
+        this.platform.events.publish(instance, "message.ack", {
+          id: formatMessageId({ fromMe: true, chatId: shown, id: result.id }),
+          chatId: shown,
+          status: "sent",
+          timestamp: result.timestamp,
+        }),
       ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
     }
     return result;

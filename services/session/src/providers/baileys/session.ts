@@ -347,8 +347,8 @@ class BaileysSession implements ProviderSession {
       await this.ctx.rawMessages
         .save(id, storedForm(sent))
         .catch((err) => this.log.warn({ err }, "keeping the sent message failed"));
-      // Baileys never reports the server's ack of a send (reference §5): it is ours to emit.
-      this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
+      // Baileys never reports the server's ack of a send (reference §5): the manager announces
+      // `sent` with every send it makes.
       return result;
     });
   }
@@ -374,8 +374,7 @@ class BaileysSession implements ProviderSession {
       const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
       const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
       this.seen.set(`m:1:${id}`, true);
-      this.ctx.emit({ type: "ack", id, chatId: result.chatId, status: "sent", timestamp: result.timestamp });
-      return result;
+      return result; // `sent` is announced by the manager, as for every send
     });
   }
 
@@ -674,7 +673,7 @@ class BaileysSession implements ProviderSession {
     }
   }
 
-  /** A status change of one of our messages (spec 2.9). "sent" is ours to report (see `send`). */
+  /** A status change of one of our messages (spec 2.9). "sent" is announced by the manager with every send. */
   private async onAck(sock: WASocket, key: WAMessageKey, update: Partial<WAMessage>): Promise<void> {
     const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
     if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") return;
