@@ -207,7 +207,11 @@ export async function up({ quiet = false } = {}) {
     ]);
     await waitFor(() => portOpen(REDIS_PORT), "Redis Stack", 20_000);
   }
-  if (!(await redisReady())) throw new Error(`port ${REDIS_PORT} answers but is not a Redis Stack (search + JSON)`);
+  // A server that just started answers LOADING until its dump is read (a large local dataset
+  // takes seconds): wait for the modules to answer before calling it something else.
+  await waitFor(redisReady, `Redis Stack (search + JSON) on port ${REDIS_PORT}`, 60_000).catch(() => {
+    throw new Error(`port ${REDIS_PORT} answers but is not a Redis Stack (search + JSON), or it is still loading`);
+  });
   if (!(await portOpen(TEMPORAL_PORT))) {
     const bin = temporalPath();
     const dir = join(LOCAL, "temporal");

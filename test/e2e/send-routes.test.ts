@@ -742,6 +742,27 @@ describe("events", () => {
     }
   });
 
+  it("`sent` is announced with the send, right after its message.any, and once (simnet's own report of it is dropped)", async () => {
+    const out = await send("text", { phone: e.phone, text: "sent uma vez" }, `${e.phone}@c.us`);
+    // The answer waits for the recording: both events are there already, in this order.
+    const mine = (await c.events(a.id))
+      .filter((ev) => ev.payload.id === out.id)
+      .map((ev) => `${ev.event}:${String(ev.payload.status)}`);
+    expect(mine.slice(0, 2)).toEqual(["message.any:sent", "message.ack:sent"]);
+    const sentAck = (await c.events(a.id, "message.ack")).find((ev) => ev.payload.id === out.id)!;
+    expect(sentAck.payload).toMatchObject({ chatId: `${e.phone}@c.us`, status: "sent" });
+    // simnet reports `sent` one ack step (20 ms) later and `delivered` after another.
+    await until(async () => (await ackStatuses(out.id)).includes("delivered"), "delivered ack");
+    expect(await ackStatuses(out.id)).toEqual(["sent", "delivered"]);
+    const reported = await expectJson<{ messages: { id: string; acks: { status: string }[] }[] }>(
+      await c.sim("GET", `/simnet/phones/${a.phone}/sent?limit=20`),
+    );
+    expect(reported.messages.find((m) => m.id === networkId(out.id))?.acks.map((x) => x.status)).toEqual([
+      "sent",
+      "delivered",
+    ]);
+  });
+
   it("message.ack read after the contact reads it (simnet control API)", async () => {
     const out = await send("text", { phone: e.phone, text: "leia depois" }, `${e.phone}@c.us`);
     await until(async () => (await ackStatuses(out.id)).includes("delivered"), "delivered ack");

@@ -74,6 +74,11 @@ export interface SessionApi {
   downloadMedia(instanceId: string, networkId: string): Promise<Picture | null>;
 }
 
+/** How long a message sent here is remembered for the network's "sent" ack of it (simnet: one ack step later). */
+const SENT_HERE_MS = 5 * 60_000;
+/** At most this many remembered (Baileys never reports "sent": its entries only age out). */
+const SENT_HERE_MAX = 20_000;
+
 /**
  * A session pod's owner of connections. Every tick (a third of the lease TTL) it heartbeats,
  * renews its leases in one script — dropping at once any connection whose lease it lost — and
@@ -81,9 +86,6 @@ export interface SessionApi {
  * pods with spare capacity) are acquired and connected; instances that no longer should run
  * are stopped; instances that now rank another live pod first are handed over.
  */
-/** How long a message sent here is remembered for the network's "sent" ack of it (simnet: one ack step later). */
-const SENT_HERE_MS = 5 * 60_000;
-
 export class SessionManager implements SessionApi {
   private readonly held = new Map<string, Held>();
   /**
@@ -560,7 +562,7 @@ export class SessionManager implements SessionApi {
   private rememberSent(instanceId: string, networkId: string): void {
     const now = Date.now();
     for (const [key, at] of this.sentHere) {
-      if (at > now - SENT_HERE_MS && this.sentHere.size < 100_000) break;
+      if (at > now - SENT_HERE_MS && this.sentHere.size < SENT_HERE_MAX) break;
       this.sentHere.delete(key);
     }
     this.sentHere.set(`${instanceId}\u0000${networkId}`, now);
