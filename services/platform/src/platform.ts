@@ -43,11 +43,18 @@ export async function createPlatform(config: Config) {
   });
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
+  /** Calls `fn(instanceId)` whenever an instance's webhooks change (any replica). */
+  const webhookInvalidations = (fn: (instanceId: string) => void): void => {
+    subscriber.on("message", (_channel: string, message: string) => {
+      if (message.startsWith("webhooks:")) fn(message.slice("webhooks:".length));
+    });
+  };
   const subscriptions = new WebhookSubscriptions(
     (instanceId) => webhooks.subscribedKinds(instanceId),
     config.INSTANCE_CACHE_MS,
   );
-  subscriptions.listen(subscriber);
+  webhookInvalidations((instanceId) => subscriptions.forget(instanceId));
+  subscriber.on("ready", () => subscriptions.forget()); // after a reconnect some may have been missed
   const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
     subscriptions.wants(id, kind),
   );
@@ -81,12 +88,7 @@ export async function createPlatform(config: Config) {
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },
-    /** Calls `fn(instanceId)` whenever an instance's webhooks change (any replica). */
-    webhookInvalidations(fn: (instanceId: string) => void): void {
-      subscriber.on("message", (_channel: string, message: string) => {
-        if (message.startsWith("webhooks:")) fn(message.slice("webhooks:".length));
-      });
-    },
+    webhookInvalidations,
     /** A new connection for a role that needs its own (blocking reads, subscriptions). */
     duplicate(name: string) {
       return createIoRedis(config.REDIS_URL, name);

@@ -3,6 +3,7 @@
 import { DEFAULT_SETTINGS, type Instance } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testEnv } from "../../../test/support/gateway.ts";
+import { instanceRecord } from "../../../test/support/instance.ts";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
 import { ACK, type MessageDoc, type MessageQuery, parseAck, type ReadModel } from "./read-model.ts";
@@ -18,25 +19,13 @@ afterAll(() => platform?.close());
 let seq = 0;
 function instance(over: Partial<Instance["settings"]["storage"]> = {}): Instance {
   seq++;
-  return {
+  return instanceRecord({
     id: `irm${String(seq).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`,
-    name: "t",
-    accountId: "a1",
-    kind: "standard",
     phone: "5511900000000",
     pushName: "Me",
-    provider: "sim",
     connectionStatus: "WORKING",
-    billingStatus: "active",
-    cancelAtPeriodEnd: false,
-    currentPeriodEnd: null,
-    graceUntil: null,
-    provisionedAt: null,
-    createdAt: new Date().toISOString(),
-    suspendedAt: null,
-    trialEndsAt: null,
     settings: { ...DEFAULT_SETTINGS, storage: { ...DEFAULT_SETTINGS.storage, ...over } },
-  };
+  });
 }
 
 const CONTACT = "5511911112222";

@@ -34,9 +34,6 @@ async function publishEach(instance: Awaited<ReturnType<typeof newInstance>>, n:
   for (const kind of kinds) await platform.events.publish(instance, kind, { n });
 }
 
-/** Time for an invalidation to arrive (local pub/sub: well under a millisecond) before asserting an absence. */
-const settle = () => new Promise((r) => setTimeout(r, 200));
-
 /** Pub/sub applies the invalidation shortly after the change: publish until the new rule shows. */
 async function untilDispatched(instanceId: string, probe: () => Promise<void>, expected: string) {
   const deadline = Date.now() + 5_000;
@@ -44,6 +41,22 @@ async function untilDispatched(instanceId: string, probe: () => Promise<void>, e
     await probe();
     if ((await dispatched(instanceId)).includes(expected)) return;
     if (Date.now() > deadline) throw new Error(`${expected} never reached the shard stream`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+let probes = 1000;
+/**
+ * The opposite: publishes numbered probes of `kind` until one stays off the shard stream (the
+ * invalidation has arrived; publishing is sequential, so everything after it sees the new rule).
+ */
+async function untilNotDispatched(instance: Awaited<ReturnType<typeof newInstance>>, kind: EventKind) {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const n = ++probes;
+    await publishEach(instance, n, [kind]);
+    if (!(await dispatched(instance.id)).includes(`${kind}:${n}`)) return;
+    if (Date.now() > deadline) throw new Error(`${kind} still reaches the shard stream`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -75,14 +88,14 @@ it("follows the webhooks' event lists as they are created, changed, deactivated 
   await untilDispatched(inst.id, () => publishEach(inst, 3, ["message.any"]), "message.any:3");
 
   await platform.webhooks.update(inst.id, webhook.id, { active: false });
-  await settle();
+  await untilNotDispatched(inst, "message.any");
   await publishEach(inst, 4, ["message.any", "message.ack", "session.status"]);
   expect((await dispatched(inst.id)).filter((k) => k.endsWith(":4"))).toEqual(["session.status:4"]);
 
   await platform.webhooks.update(inst.id, webhook.id, { active: true });
   await untilDispatched(inst.id, () => publishEach(inst, 5, ["message.any"]), "message.any:5");
   await platform.webhooks.delete(inst.id, webhook.id);
-  await settle();
+  await untilNotDispatched(inst, "message.any");
   await publishEach(inst, 6, ["message.any", "message.ack"]);
   expect((await dispatched(inst.id)).some((k) => k.endsWith(":6"))).toBe(false);
   // The history has all of them.

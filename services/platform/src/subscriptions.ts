@@ -1,5 +1,3 @@
-import type { Redis } from "ioredis";
-
 /** Kinds that go to the dispatcher whatever the webhooks: the worker watches them (a number back online wakes its queue). */
 const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
 
@@ -7,13 +5,14 @@ const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
  * Which event kinds an instance's active webhooks subscribe to, kept per replica for a short
  * TTL. Producers ask it before putting an event on the dispatcher's shard stream: an event no
  * active webhook wants would only be read, matched against nothing and acknowledged there (a
- * send makes three events; for an instance without webhooks that was ~13 % of a send's CPU). The instance's
- * 7-day history gets every event regardless.
+ * send makes three events; for an instance without webhooks that was ~13 % of a send's CPU).
+ * The instance's 7-day history gets every event regardless.
  *
- * Every webhook change publishes an invalidation that all replicas apply at once (as the
- * dispatcher's own target cache does); the TTL bounds staleness if one is missed while the
- * subscriber reconnects, and a reconnect forgets everything. A webhook created while one of
- * its events is in flight may miss that event — the same window the dispatcher's cache has.
+ * Every webhook change publishes an invalidation that all replicas apply at once
+ * (`platform.webhookInvalidations`, as for the dispatcher's own target cache); the TTL bounds
+ * staleness if one is missed while the subscriber reconnects, and a reconnect forgets
+ * everything. A webhook created while one of its events is in flight may miss that event — the
+ * same window the dispatcher's cache has.
  */
 export class WebhookSubscriptions {
   private readonly entries = new Map<string, { kinds: ReadonlySet<string>; until: number }>();
@@ -28,17 +27,14 @@ export class WebhookSubscriptions {
     private readonly ttlMs: number,
   ) {}
 
-  /** Applies invalidations published on `subscriber` (already subscribed to `k.invalidations`). */
-  listen(subscriber: Redis): void {
-    subscriber.on("message", (_channel: string, message: string) => {
-      if (!message.startsWith("webhooks:")) return;
-      this.generation++;
-      this.entries.delete(message.slice("webhooks:".length));
-    });
-    subscriber.on("ready", () => {
-      this.generation++;
-      this.entries.clear();
-    });
+  /**
+   * Forgets what it knows of one instance (its webhooks changed), or of all (the invalidations'
+   * subscription reconnected and may have missed some). A load already running is not kept.
+   */
+  forget(instanceId?: string): void {
+    this.generation++;
+    if (instanceId) this.entries.delete(instanceId);
+    else this.entries.clear();
   }
 
   /**

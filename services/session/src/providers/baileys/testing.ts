@@ -6,6 +6,7 @@ import { DEFAULT_SETTINGS, type Instance, type Settings } from "@gw/contracts";
 import { AuthStateStore, createPlatform, loadConfig, type Platform, Sealer } from "@gw/platform";
 import { inject } from "vitest";
 import { WebSocketServer } from "ws";
+import { instanceRecord } from "../../../../../test/support/instance.ts";
 
 /**
  * `@hapi/boom`'s Boom, loaded from where Baileys itself resolves it (it is Baileys' dependency,
@@ -107,23 +108,9 @@ export async function silentNetwork(): Promise<SilentNetwork> {
 
 /** A standard, paid, stopped Baileys instance record (its settings the defaults unless given). */
 export function baileysInstance(id: string, client?: Settings["client"]): Instance {
-  return {
+  return instanceRecord({
     id,
-    name: "test",
-    accountId: "a1",
-    kind: "standard",
-    phone: "",
-    pushName: "",
     provider: "baileys",
-    connectionStatus: "STOPPED",
-    billingStatus: "active",
-    cancelAtPeriodEnd: false,
-    currentPeriodEnd: null,
-    graceUntil: null,
-    provisionedAt: null,
-    createdAt: new Date().toISOString(),
-    suspendedAt: null,
-    trialEndsAt: null,
     settings: { ...DEFAULT_SETTINGS, ...(client ? { client } : {}) },
-  };
+  });
 }
