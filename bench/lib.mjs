@@ -435,7 +435,7 @@ export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
     ? spawnService({
         name: "gateway",
         command: process.execPath,
-        args: [...nodeArgs, "--import", "tsx", entry],
+        args: [...nodeArgs, "--import", process.env.XX_LOADER ?? "tsx", entry],
         env: gwEnv,
         logFile,
       })
@@ -580,12 +580,12 @@ export async function until(check, what, { timeoutMs, intervalMs = 250, explain 
 }
 
 /** A bare Fastify baseline (a script under bench/support) in its own process, up and answering. */
-export async function startBareFastify(script) {
+export async function startBareFastify(script, nodeArgs = []) {
   const port = await freePort();
   const service = spawnService({
     name: "bare-fastify",
     command: process.execPath,
-    args: [join(ROOT, "bench", "support", script)],
+    args: [...nodeArgs, join(ROOT, "bench", "support", script)],
     env: { ...process.env, PORT: String(port), NODE_ENV: "production" },
   });
   const url = `http://127.0.0.1:${port}`;
@@ -653,7 +653,7 @@ export function loadTest({ title, url, connections, duration, pipelining = 1, re
  * A warm-up run (discarded) followed by the measured run, with the same settings. `cpu` (the
  * arguments of {@link cpuMeter}) adds `cores`: CPU use per process during the measured run.
  */
-export async function warmAndMeasure(opts, { warmup = 3, cpu } = {}) {
+export async function warmAndMeasure(opts, { warmup = 3, cpu, around = (run) => run() } = {}) {
   if (warmup > 0) {
     log(`${opts.title}: warm-up ${warmup}s`);
     await loadTest({ ...opts, title: `${opts.title} (warm-up)`, duration: warmup });
@@ -661,10 +661,34 @@ export async function warmAndMeasure(opts, { warmup = 3, cpu } = {}) {
   log(
     `${opts.title}: measuring ${opts.duration}s, ${opts.connections} connections, pipelining ${opts.pipelining ?? 1}`,
   );
-  const meter = cpu ? cpuMeter(cpu) : undefined;
-  const result = await loadTest(opts);
-  if (meter) result.cores = meter.stop();
-  return result;
+  return around(async () => {
+    const meter = cpu ? cpuMeter(cpu) : undefined;
+    const result = await loadTest(opts);
+    if (meter) result.cores = meter.stop();
+    return result;
+  });
+}
+
+/** Redis's `INFO commandstats`: {name: {calls, usec}}. */
+export async function redisCommandStats(redis) {
+  const stats = {};
+  for (const line of String(await redis.info("commandstats")).split("\n")) {
+    const m = /^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/.exec(line);
+    if (m) stats[m[1]] = { calls: Number(m[2]), usec: Number(m[3]) };
+  }
+  return stats;
+}
+
+/** What ran between two `redisCommandStats`, most time first: [{name, calls, usec}]. */
+export function diffCommandStats(before, after) {
+  return Object.entries(after)
+    .map(([name, a]) => ({
+      name,
+      calls: a.calls - (before[name]?.calls ?? 0),
+      usec: a.usec - (before[name]?.usec ?? 0),
+    }))
+    .filter((c) => c.calls > 0)
+    .sort((x, y) => y.usec - x.usec);
 }
 
 const fmt = (v, digits) => (Number.isFinite(v) ? v.toFixed(digits) : "n/a");

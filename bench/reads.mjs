@@ -3,8 +3,9 @@
 // 1. Load: BENCH_MESSAGES (default 1,000,000) messages over BENCH_CHATS (1,000) chats of one
 //    instance, written straight through the read model's store (services/platform ReadModel:
 //    the stored form the session manager writes, pipelined JSON.SET + PEXPIRE and the chats'
-//    message sets (ZADD) in batches), not through the network. Redis memory per stored message: INFO memory `used_memory` before and
-//    after (documents + RediSearch index), once the index has caught up.
+//    message sets and filter sets (ZADD) in batches), not through the network. Redis memory per
+//    stored message: INFO memory `used_memory` before and after (documents + sets; messages have
+//    no search index).
 // 2. Read: `GET /v1/instances/{id}/chats/{chatId}/messages?limit=50` through a real gateway
 //    process with autocannon, spread over every chat: req/s, p50/p99 (target p99 <= 20 ms).
 //    The instance's rate limit is raised for the run (the default 20/s per instance would only
@@ -51,20 +52,6 @@ async function usedMemory(redis) {
   return Number(/^used_memory:(\d+)/m.exec(info)?.[1] ?? Number.NaN);
 }
 
-/** Waits until the index holds `n` documents (indexing runs behind the writes) and nothing is pending. */
-async function indexCaughtUp(redis, index, n, timeoutMs = 600_000) {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const raw = await redis.call("FT.INFO", index);
-    const info = {};
-    for (let i = 0; i + 1 < raw.length; i += 2) info[String(raw[i])] = raw[i + 1];
-    const docs = Number(info.num_docs);
-    if (docs >= n && Number(info.indexing ?? 0) === 0) return info;
-    if (Date.now() > until) throw new Error(`index ${index} holds ${docs} of ${n} documents`);
-    await sleep(250);
-  }
-}
-
 export default async function readsBench() {
   const total = intEnv("BENCH_MESSAGES", 1_000_000);
   const chats = intEnv("BENCH_CHATS", 1_000);
@@ -100,14 +87,17 @@ export default async function readsBench() {
     redis = new Redis(gw.redisUrl, { connectionName: "bench-reads", enableAutoPipelining: false });
     om = await platform.createOmClient(gw.redisUrl);
     const k = platform.keys(gw.prefix);
+    const scripts = new platform.ScriptBatch(redis);
     const store = new platform.ReadModel(
       redis,
       om,
       k,
+      scripts,
       new platform.IdentityMap(redis, k),
       new platform.MediaLinks(randomBytes(16).toString("hex"), gw.url),
       { retentionMs: 90 * 86_400_000 },
     );
+    scripts.seal();
 
     const me = "5511900000000";
     const chatIds = Array.from({ length: chats }, (_, i) => `55119${String(10_000_000 + i).padStart(8, "0")}@c.us`);
@@ -142,7 +132,7 @@ export default async function readsBench() {
         quotedId: null,
         raw: { type: "text", text },
       };
-      return store.docOf(instance.id, payload, { networkId }, timestamp * 1000 + (i % 1000));
+      return store.docOf(payload, { networkId }, timestamp * 1000 + (i % 1000));
     };
 
     // 1. Load
@@ -166,9 +156,6 @@ export default async function readsBench() {
     };
     await Promise.all(Array.from({ length: inflight }, loader));
     const writeS = (Date.now() - t0) / 1000;
-    const indexName = `${k.readMessageSchema}:index`;
-    const info = await indexCaughtUp(redis, indexName, total);
-    const loadS = (Date.now() - t0) / 1000;
     await sleep(1_000);
     const after = await usedMemory(redis);
     const perMessage = (after - before) / total;
@@ -203,18 +190,12 @@ export default async function readsBench() {
     const result = results[results.length - 1];
 
     console.log("");
-    console.log(
-      `load: ${int(total)} messages written in ${fmt(writeS, 1)} s (${int(total / writeS)}/s), ` +
-        `indexed after ${fmt(loadS, 1)} s`,
-    );
+    console.log(`load: ${int(total)} messages written in ${fmt(writeS, 1)} s (${int(total / writeS)}/s)`);
     console.log(
       `redis memory: ${fmt((after - before) / 2 ** 20, 1)} MiB for ${int(total)} messages = ` +
-        `${int(perMessage)} bytes per message (used_memory before/after; documents + index)`,
+        `${int(perMessage)} bytes per message (used_memory before/after; documents and sets)`,
     );
-    console.log(
-      `  one document (MEMORY USAGE): ${int(sample)} bytes; index: inverted ${fmt(Number(info.inverted_sz_mb), 1)} MB, ` +
-        `sortable values ${fmt(Number(info.sortable_values_size_mb), 1)} MB, doc table ${fmt(Number(info.doc_table_size_mb), 1)} MB`,
-    );
+    console.log(`  one document (MEMORY USAGE): ${int(sample)} bytes`);
     console.log("");
     console.log(summaryTable(results));
     for (const r of results) if (r.cores) console.log(`cores (${r.title}): ${formatCores(r.cores)}`);

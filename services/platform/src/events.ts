@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { ConnectionStatus, EventEnvelope, EventKind, Instance, SessionStatusPayload } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
+import type { ScriptBatch } from "./script-batch.ts";
 
 const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
 
@@ -53,7 +54,11 @@ export function ignoredChat(settings: Instance["settings"] | undefined, chatId: 
   return false;
 }
 
-/** XADD to the shard stream (capped; only when ARGV[8] is 1) and to the instance's 7-day stream, in one call. */
+/**
+ * KEYS: shard stream, the instance's 7-day stream. ARGV: maxLen, minId, ttl ms, id, event,
+ * instanceId, envelope, dispatch (1|0). XADD to the shard stream (capped; only when dispatched)
+ * and to the 7-day stream.
+ */
 const PUBLISH = `
 if ARGV[8] == '1' then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'id', ARGV[4], 'event', ARGV[5], 'instanceId', ARGV[6], 'envelope', ARGV[7])
@@ -62,18 +67,6 @@ redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envel
 redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1
 `;
-type PublishScript = (
-  shard: string,
-  recent: string,
-  maxLen: number,
-  minId: number,
-  ttlMs: number,
-  id: string,
-  event: string,
-  instanceId: string,
-  body: string,
-  dispatch: "0" | "1",
-) => Promise<number>;
 
 type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
 
@@ -95,12 +88,13 @@ export class EventBus {
   constructor(
     private readonly redis: Redis,
     private readonly k: Keys,
+    private readonly batch: ScriptBatch,
     readonly shards: number,
     private readonly maxLen: number,
     /** Whether the dispatcher must see an event (webhooks subscribe to it); absent: every event. */
     private readonly dispatched?: (instanceId: string, kind: string) => boolean | Promise<boolean>,
   ) {
-    redis.defineCommand("gwPublish", { numberOfKeys: 2, lua: PUBLISH });
+    batch.register("publish", PUBLISH, { keys: 2, args: 8 });
   }
 
   envelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
@@ -119,19 +113,21 @@ export class EventBus {
     const dispatch = typeof wanted === "boolean" ? wanted : await wanted;
     const env = this.envelope(instance, event, payload);
     const body = JSON.stringify(env);
-    // One script: the body crosses the wire once, and one command instead of MULTI … EXEC
-    // (events are the pod's most frequent write: a send and each of its acks).
-    await (this.redis as Redis & { gwPublish: PublishScript }).gwPublish(
-      this.k.events(shardOf(instance.id, this.shards)),
-      this.k.recentEvents(instance.id),
-      this.maxLen,
-      env.timestamp - RECENT_MS,
-      RECENT_MS,
-      env.id,
-      env.event,
-      env.instanceId,
-      body,
-      dispatch ? "1" : "0",
+    // One script, in the turn's batch (script-batch.ts): the body crosses the wire once, and the
+    // events of a send and its other writes share one call.
+    await this.batch.run(
+      "publish",
+      [this.k.events(shardOf(instance.id, this.shards)), this.k.recentEvents(instance.id)],
+      [
+        this.maxLen,
+        env.timestamp - RECENT_MS,
+        RECENT_MS,
+        env.id,
+        env.event,
+        env.instanceId,
+        body,
+        dispatch ? "1" : "0",
+      ],
     );
     return env;
   }

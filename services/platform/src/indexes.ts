@@ -24,3 +24,11 @@ export async function ensureIndexes(redis: Redis, repos: Repository[], k: Keys, 
     await redis.eval(RELEASE, 1, lock, owner);
   }
 }
+
+/** Drops a search index that is no longer used (its documents stay), and redis-om's schema hash of it. */
+export async function dropIndexIfAny(redis: Redis, index: string): Promise<void> {
+  await redis.call("FT.DROPINDEX", index).catch((err: Error) => {
+    if (!/unknown index|no such index/i.test(err.message)) throw err;
+  });
+  await redis.del(`${index}:hash`);
+}

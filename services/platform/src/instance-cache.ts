@@ -1,7 +1,9 @@
 import type { Instance } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { InstanceStore } from "./instances.ts";
-import type { Keys } from "./keys.ts";
+import { invalidationMessage, type Keys } from "./keys.ts";
+
+const PREFIX = invalidationMessage("instance", "");
 
 /**
  * Instance records read on every request, kept in memory for a short TTL. Every write
@@ -20,7 +22,7 @@ export class InstanceCache {
   /** Subscribes `subscriber` (a dedicated connection) to invalidations. */
   async listen(subscriber: Redis, k: Keys): Promise<void> {
     subscriber.on("message", (_channel: string, message: string) => {
-      if (message.startsWith("instance:")) this.entries.delete(message.slice("instance:".length));
+      if (message.startsWith(PREFIX)) this.entries.delete(message.slice(PREFIX.length));
     });
     // After a reconnect messages may have been missed: forget everything.
     subscriber.on("ready", () => this.entries.clear());

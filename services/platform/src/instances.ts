@@ -13,7 +13,7 @@ import type { Entity } from "redis-om";
 import type { AccountStore } from "./accounts.ts";
 import { clearAuthStateUnowned, StaleLeaseError } from "./auth-state.ts";
 import { newInstanceId } from "./ids.ts";
-import type { Keys } from "./keys.ts";
+import { invalidationMessage, type Keys } from "./keys.ts";
 import type { Repositories } from "./repositories.ts";
 import { hashToken, newSecretToken } from "./secrets.ts";
 
@@ -217,7 +217,7 @@ export class InstanceStore {
   }
 
   private invalidate(id: string) {
-    return this.redis.publish(this.k.invalidations, `instance:${id}`);
+    return this.redis.publish(this.k.invalidations, invalidationMessage("instance", id));
   }
 }
 

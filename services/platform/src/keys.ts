@@ -1,3 +1,9 @@
+/** What replicas cache per instance and drop when told (`instance` is the instance cache's own). */
+export type InvalidationKind = "instance" | "webhooks" | "queue";
+
+/** The message on the invalidations channel that makes every replica forget `kind` of `instanceId`. */
+export const invalidationMessage = (kind: InvalidationKind, instanceId: string) => `${kind}:${instanceId}`;
+
 /** Every Redis key of the platform, under one prefix so that tests and tenants can share a server. */
 export function keys(prefix: string) {
   return {
@@ -12,6 +18,7 @@ export function keys(prefix: string) {
     accountAuthPrefix: `${prefix}auth:a:`,
     accountAuth: (id: string) => `${prefix}auth:a:${id}`,
     rateLimit: (id: string) => `${prefix}rl:${id}`,
+    /** Pub/sub: `<kind>:<instanceId>` ({@link invalidationMessage}) when what replicas cache of it changed. */
     invalidations: `${prefix}invalidate`,
     /** Instances that should be connected (started and not stopped). */
     running: `${prefix}running`,
@@ -44,13 +51,30 @@ export function keys(prefix: string) {
     mediaCache: (instanceId: string, networkId: string) => `${prefix}media:${instanceId}:${networkId}`,
     /** A contact's or group's picture, cached 24 h (JSON {data, mimetype}, or "none"). */
     avatar: (instanceId: string, chatId: string) => `${prefix}avatar:${instanceId}:${chatId}`,
-    /** Read model (spec 4.5): messages at `<schema>:<instanceId>:<networkId>`, chats at `<schema>:<instanceId>:<chatId>`. */
+    /** Read model (spec 4.5): messages at `<this>:<instanceId>:<networkId>` (JSON, not indexed). */
     readMessageSchema: `${prefix}rmsg`,
+    /** Chat records at `<this>:<instanceId>:<chatId>` (redis-om schema: JSON with a search index). */
     readChatSchema: `${prefix}rchat`,
     /** ZSET of the read model's messages stored under a chat (score sortKey, member networkId). */
     readChatIndex: (instanceId: string, chatId: string) => `${prefix}rmz:${instanceId}:${chatId}`,
     /** ZSET of the messages stored under a number chat that carry this privacy id (`chatLid`). */
     readLidIndex: (instanceId: string, lid: string) => `${prefix}rmzl:${instanceId}:${lid}`,
+    /**
+     * The filter sets: per chat (and per lid, like the two above), one ZSET per (fromMe, ack) of its
+     * messages, `<this><chatId>:<1|0>:<ack>` (filter.fromMe / filter.ack pages, the unread list).
+     */
+    readFilterPrefix: (instanceId: string) => `${prefix}rmf:${instanceId}:`,
+    readLidFilterPrefix: (instanceId: string) => `${prefix}rmfl:${instanceId}:`,
+    /**
+     * HASH of a chat's fast-changing state, outside the indexed chat record (every message changes
+     * it): at (sortKey of the last message), ts, id (its network id), last (summary JSON), unread,
+     * marked (1|0), merged (1|0), and name/lid as last written to the record.
+     */
+    readChatState: (instanceId: string, chatId: string) => `${prefix}rchs:${instanceId}:${chatId}`,
+    /** ZSET of an instance's chats by the sortKey of their last message: every chat record. */
+    readChatOrder: (instanceId: string) => `${prefix}rcho:${instanceId}`,
+    /** The same, without chats folded into another (merged): what merged listings show. */
+    readChatOrderVisible: (instanceId: string) => `${prefix}rchv:${instanceId}`,
     /** An ack that came before its message was stored (a short while). */
     readPendingAck: (instanceId: string, networkId: string) => `${prefix}rack:${instanceId}:${networkId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */

@@ -4,16 +4,17 @@ import { RequestAuthorizer } from "./auth.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { IdentityMap } from "./identity.ts";
-import { ensureIndexes } from "./indexes.ts";
+import { dropIndexIfAny, ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
-import { keys } from "./keys.ts";
+import { type InvalidationKind, keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
 import { ReadModel } from "./read-model.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
+import { ScriptBatch } from "./script-batch.ts";
 import { Sealer } from "./sealed.ts";
 import { WebhookSubscriptions } from "./subscriptions.ts";
 import { WebhookStore } from "./webhooks.ts";
@@ -43,32 +44,42 @@ export async function createPlatform(config: Config) {
   });
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
-  /** Calls `fn(instanceId)` whenever an instance's webhooks change (any replica). */
-  const webhookInvalidations = (fn: (instanceId: string) => void): void => {
+  /**
+   * Calls `fn(instanceId)` whenever what replicas cache of `kind` for an instance changes (any
+   * replica publishes it: {@link invalidationMessage}), and `fn(null)` after the subscription
+   * reconnects (some may have been missed: forget everything).
+   */
+  const onInvalidation = (kind: InvalidationKind, fn: (instanceId: string | null) => void): void => {
+    const prefix = `${kind}:`;
     subscriber.on("message", (_channel: string, message: string) => {
-      if (message.startsWith("webhooks:")) fn(message.slice("webhooks:".length));
+      if (message.startsWith(prefix)) fn(message.slice(prefix.length));
     });
+    subscriber.on("ready", () => fn(null));
   };
   const subscriptions = new WebhookSubscriptions(
     (instanceId) => webhooks.subscribedKinds(instanceId),
     config.INSTANCE_CACHE_MS,
   );
-  webhookInvalidations((instanceId) => subscriptions.forget(instanceId));
-  subscriber.on("ready", () => subscriptions.forget()); // after a reconnect some may have been missed
-  const events = new EventBus(redis, k, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
+  onInvalidation("webhooks", (instanceId) => subscriptions.forget(instanceId ?? undefined));
+  // The small writes of a turn (events, kept messages, the read model) leave in one script call.
+  const batch = new ScriptBatch(redis);
+  const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
     subscriptions.wants(id, kind),
   );
 
-  const messages = new MessageStore(redis, k);
+  const messages = new MessageStore(redis, k, batch);
   const identity = new IdentityMap(redis, k);
   // Link signatures: a key of their own, derived from the internal secret unless given.
   const linkSecret =
     config.MEDIA_LINK_SECRET ?? createHmac("sha256", config.INTERNAL_SECRET).update("media-links").digest("hex");
   const mediaLinks = new MediaLinks(linkSecret, config.PUBLIC_BASE_URL);
-  const readModel = new ReadModel(redis, om, k, identity, mediaLinks, {
+  const readModel = new ReadModel(redis, om, k, batch, identity, mediaLinks, {
     retentionMs: Math.round(config.MESSAGE_RETENTION_DAYS * 86_400_000),
   });
-  await ensureIndexes(redis, [readModel.messagesRepo, readModel.chatsRepo], k);
+  batch.seal(); // every store above registered its scripts
+  await ensureIndexes(redis, [readModel.chatsRepo], k);
+  // Messages had a search index before their filter sets; it would re-index every message at every ack.
+  await dropIndexIfAny(redis, `${k.readMessageSchema}:index`);
 
   return {
     config,
@@ -88,7 +99,7 @@ export async function createPlatform(config: Config) {
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },
-    webhookInvalidations,
+    onInvalidation,
     /** A new connection for a role that needs its own (blocking reads, subscriptions). */
     duplicate(name: string) {
       return createIoRedis(config.REDIS_URL, name);

@@ -293,8 +293,8 @@ describe("one identity per person", () => {
   });
 });
 
-describe("the fast page (message sets) answers like the index", () => {
-  it("same order, ties, offsets, bounds and merges as the search path; expired documents skipped", async () => {
+describe("message pages: the message sets answer like a reference over the stored documents", () => {
+  it("same order, ties, offsets, bounds, filters and merges; acks move messages between filter sets; expired documents skipped", async () => {
     const inst = instance();
     const base = 1_767_225_600;
     // Lid era, then number era carrying the lid, then ours without it; many ties on one sortKey.
@@ -311,14 +311,48 @@ describe("the fast page (message sets) answers like the index", () => {
         id: `3EB0TIE${String((i * 7) % 24).padStart(2, "0")}${i}`,
       });
       // Four messages share each second and, through a fixed clock, each sortKey.
-      docs.push(rm.docOf(inst.id, m.payload, { networkId: m.networkId }, (base + Math.floor(i / 4)) * 1000 + 500)!);
+      docs.push(rm.docOf(m.payload, { networkId: m.networkId }, (base + Math.floor(i / 4)) * 1000 + 500)!);
     }
     await rm.saveMany(inst.id, docs);
     // Through the session manager's path too (its own arrival milliseconds).
+    const recorded: string[] = [];
     for (let i = 0; i < 4; i++) {
       const m = inbound({ text: `r${i}`, timestamp: base + 2, fromMe: i === 1 });
+      recorded.push(m.networkId);
       await rm.record(inst, i === 1 ? "message.any" : "message", m.payload, { networkId: m.networkId });
     }
+    // Acks move: ours delivered and read, some received read; an ack never goes back.
+    const ours = docs.filter((d) => d.fromMe).map((d) => d.networkId);
+    await rm.ack(inst, ours[0]!, "delivered");
+    await rm.ack(inst, ours[1]!, "read");
+    await rm.ack(inst, ours[1]!, "delivered");
+    await rm.ack(inst, recorded[1]!, "read");
+    await rm.markRead(inst, [docs[2]!.networkId, docs[9]!.networkId, recorded[0]!], CHAT);
+
+    /** Every stored document of the instance, as Redis has it now. */
+    const stored = async () => {
+      const keys = [...docs.map((d) => d.networkId), ...recorded].map((id) => rm.messageKey(inst.id, id));
+      const raw = (await platform.redis.call("JSON.MGET", ...keys, "$")) as (string | null)[];
+      return raw.flatMap((r) => (r ? [(JSON.parse(r) as MessageDoc[])[0]!] : []));
+    };
+    const family = [CHAT, LID];
+    const reference = (all: MessageDoc[], chat: string, over: Partial<MessageQuery>) => {
+      const o = q(over);
+      const dir = o.sortOrder === "asc" ? 1 : -1;
+      return all
+        .filter((d) =>
+          o.merge
+            ? family.includes(d.chatId) || (d.chatLid !== undefined && family.includes(d.chatLid))
+            : d.chatId === chat,
+        )
+        .filter((d) => o.fromMe === undefined || d.fromMe === o.fromMe)
+        .filter((d) => o.ack === undefined || d.ack === o.ack)
+        .filter((d) => o.timestampGte === undefined || d.timestamp >= o.timestampGte)
+        .filter((d) => o.timestampLte === undefined || d.timestamp <= o.timestampLte)
+        .sort((a, b) => dir * (a.sortKey - b.sortKey || (a.networkId < b.networkId ? -1 : 1)))
+        .slice(o.offset, o.offset + o.limit)
+        .map((d) => d.body);
+    };
     const queries: Partial<MessageQuery>[] = [];
     for (const sortOrder of ["desc", "asc"] as const)
       for (const merge of [true, false])
@@ -333,31 +367,46 @@ describe("the fast page (message sets) answers like the index", () => {
           queries.push({ sortOrder, merge, offset, limit });
     queries.push({ timestampGte: base + 1, timestampLte: base + 3 }, { timestampGte: base + 4, sortOrder: "asc" });
     queries.push({ timestampLte: base + 1, offset: 2, limit: 3 }, { timestampGte: base + 2, timestampLte: base + 2 });
+    for (const merge of [true, false])
+      for (const filter of [
+        { fromMe: true },
+        { fromMe: false },
+        { ack: ACK.READ },
+        { ack: ACK.SERVER },
+        { fromMe: false, ack: ACK.DEVICE },
+        { fromMe: true, ack: ACK.DEVICE, sortOrder: "asc" as const },
+        { fromMe: false, offset: 2, limit: 3 },
+        { ack: ACK.DEVICE, timestampGte: base + 2, timestampLte: base + 4 },
+      ])
+        queries.push({ merge, ...filter });
     const compare = async () => {
+      const all = await stored();
       for (const chat of [CHAT, LID])
         for (const over of queries) {
-          const fast = await rm.listMessages(inst, chat, q(over), "sets");
-          const slow = await rm.listMessages(inst, chat, q(over), "search");
-          expect(fast, `${chat} ${JSON.stringify(over)}`).toEqual(slow);
+          const page = (await rm.listMessages(inst, chat, q(over))).map((m) => m.body);
+          expect(page, `${chat} ${JSON.stringify(over)}`).toEqual(reference(all, chat, over));
         }
     };
     await compare();
-    const all = await rm.listMessages(inst, CHAT, q(), "sets");
+    const all = await rm.listMessages(inst, CHAT, q());
     expect(all).toHaveLength(28);
+    expect(all.find((m) => m.id.endsWith(ours[1]!))).toMatchObject({ ack: ACK.READ });
     // Ties: by network id, reversed for newest first.
     const same = all.filter((m) => m.timestamp === base + 5).map((m) => m.id.split("_")[2]!);
     expect(same).toEqual([...same].sort().reverse());
-    expect((await rm.listMessages(inst, LID, q({ merge: false }), "sets")).map((m) => m.body)).toEqual(
-      ["t7", "t6", "t5", "t4", "t3", "t2", "t1", "t0"].sort((a, b) => {
-        const ia = Number(a.slice(1));
-        const ib = Number(b.slice(1));
-        return Math.floor(ib / 4) - Math.floor(ia / 4) || (docs[ib]!.networkId < docs[ia]!.networkId ? -1 : 1);
-      }),
+    // The unread list: received, not read yet, newest first, from any id of the person.
+    const unread = await rm.unreadMessages(inst, LID, { limit: 100 });
+    expect(unread.map((u) => u.networkId)).toEqual(
+      (await stored())
+        .filter((d) => !d.fromMe && d.ack <= ACK.DEVICE)
+        .sort((a, b) => b.sortKey - a.sortKey || (a.networkId < b.networkId ? 1 : -1))
+        .map((d) => d.networkId),
     );
     // The sets live as long as their newest message.
     const redis = platform.redis;
     expect(await redis.pttl(platform.keys.readChatIndex(inst.id, CHAT))).toBeGreaterThan(0);
     expect(await redis.pttl(platform.keys.readLidIndex(inst.id, LID))).toBeGreaterThan(0);
+    expect(await redis.pttl(`${platform.keys.readFilterPrefix(inst.id)}${CHAT}:1:3`)).toBeGreaterThan(0);
     // Documents gone (retention): skipped, the page filled from further on, and out of the sets.
     const gone = [all[1]!, all[5]!, all[20]!].map((m) => m.id.split("_")[2]!);
     await redis.del(...gone.map((id) => rm.messageKey(inst.id, id)));
@@ -371,7 +420,7 @@ describe("the fast page (message sets) answers like the index", () => {
     expect(await redis.zscore(platform.keys.readChatIndex(inst.id, CHAT), gone[0]!)).toBe(null);
     // Storage switched off: empty.
     const off = { ...inst, settings: { ...inst.settings, storage: { ...inst.settings.storage, messages: false } } };
-    expect(await rm.listMessages(off, CHAT, q(), "sets")).toEqual([]);
+    expect(await rm.listMessages(off, CHAT, q())).toEqual([]);
   });
 });
 
@@ -430,7 +479,7 @@ describe("chats", () => {
   });
 
   it("the chat's last message is replaced whole by a newer one, never by an older one", async () => {
-    // The chat changes in one JSON.MERGE: the summary's fields must all be overwritten.
+    // The state hash holds the summary as one JSON value: a newer message replaces it whole.
     const inst = instance();
     const media = inbound({
       type: "image",
@@ -443,12 +492,61 @@ describe("chats", () => {
     for (const m of [media, text, older]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
     const chat = (await rm.listChats(inst, chatQ))[0]!.view;
     expect(chat).toMatchObject({ unreadCount: 3, timestamp: 1_767_225_700, name: "Ana" });
-    const stored = JSON.parse(
-      String(await platform.redis.call("JSON.GET", rm.chatKey(inst.id, CHAT), "$.lastMessage")),
-    );
-    expect(stored).toEqual([
-      { id: text.payload.id, body: "só texto", type: "text", fromMe: false, hasMedia: false, timestamp: 1_767_225_700 },
-    ]);
+    const stored = JSON.parse(String(await platform.redis.hget(rm.chatStateKey(inst.id, CHAT), "lastMessage")));
+    expect(stored).toEqual({
+      id: text.payload.id,
+      body: "só texto",
+      type: "text",
+      fromMe: false,
+      hasMedia: false,
+      timestamp: 1_767_225_700,
+    });
+  });
+
+  it("pages by last message over the order sets: older messages keep the order, expired records leave it", async () => {
+    const inst = instance();
+    const chats = Array.from({ length: 7 }, (_, i) => `55119700000${String(i).padStart(2, "0")}@c.us`);
+    // Chat i's last message at second 10 + i; chat 3 then gets an older one (no move), chat 1 a newer one.
+    for (const [i, chatId] of chats.entries()) {
+      const m = inbound({ chatId, chatLid: null, text: `m${i}`, timestamp: 1_767_225_610 + i });
+      await rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    }
+    const older = inbound({ chatId: chats[3]!, chatLid: null, text: "velha", timestamp: 1_767_225_600 });
+    await rm.record(inst, "message", older.payload, { networkId: older.networkId });
+    const newer = inbound({ chatId: chats[1]!, chatLid: null, text: "nova", timestamp: 1_767_225_700 });
+    await rm.record(inst, "message", newer.payload, { networkId: newer.networkId });
+    const expected = [1, 6, 5, 4, 3, 2, 0].map((i) => chats[i]!);
+    // Records, states and order sets carry the retention (refreshed at most once an hour per chat).
+    for (const key of [
+      rm.chatKey(inst.id, chats[3]!),
+      rm.chatStateKey(inst.id, chats[3]!),
+      platform.keys.readChatOrder(inst.id),
+      platform.keys.readChatOrderVisible(inst.id),
+    ]) {
+      expect(await platform.redis.pttl(key), key).toBeGreaterThan(29 * 86_400_000);
+    }
+    const page = async (offset: number, limit: number, sortOrder: "asc" | "desc" = "desc") =>
+      (await rm.listChats(inst, { ...chatQ, offset, limit, sortOrder })).map((c) => c.view.id);
+    expect(await page(0, 10)).toEqual(expected);
+    expect(await page(2, 3)).toEqual(expected.slice(2, 5));
+    expect(await page(5, 10)).toEqual(expected.slice(5));
+    expect(await page(0, 3, "asc")).toEqual([...expected].reverse().slice(0, 3));
+    const third = (await rm.listChats(inst, { ...chatQ, ids: [chats[3]!] }))[0]!.view;
+    expect(third).toMatchObject({ unreadCount: 2, timestamp: 1_767_225_613 });
+    expect((third.lastMessage as { body: string }).body).toBe("m3");
+    // Given ids: sorted here, paged.
+    expect(
+      (await rm.listChats(inst, { ...chatQ, ids: [chats[0]!, chats[1]!, chats[2]!], limit: 2 })).map((c) => c.view.id),
+    ).toEqual([chats[1], chats[2]]);
+    // A record gone (retention): out of the page, the page filled from further on, out of the sets.
+    await platform.redis.del(rm.chatKey(inst.id, chats[5]!));
+    expect(await page(0, 3)).toEqual([chats[1], chats[6], chats[4]]);
+    expect(await platform.redis.zscore(platform.keys.readChatOrder(inst.id), chats[5]!)).toBe(null);
+    // A name the network shows later is written to the record: sorting by name follows it.
+    const named = inbound({ chatId: chats[0]!, chatLid: null, text: "oi", timestamp: 1_767_225_800 });
+    await rm.record(inst, "message", { ...named.payload, chatName: "Aaron" }, { networkId: named.networkId });
+    const byName = await rm.listChats(inst, { ...chatQ, sortBy: "name", sortOrder: "asc", limit: 1 });
+    expect(byName[0]!.view).toMatchObject({ id: chats[0], name: "Aaron" });
   });
 
   it("storage switched off: nothing stored, reads answer empty", async () => {

@@ -6,6 +6,7 @@ import type { Keys } from "./keys.ts";
 import { extensionOf, type MediaLinks } from "./media-links.ts";
 import { MESSAGE_KEEP_MS } from "./messages.ts";
 import type { OmClient } from "./redis.ts";
+import type { ScriptBatch } from "./script-batch.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Acks (spec 2.8 `ack`/`ackName`, 2.9 `status`): WAHA's numbering.
@@ -32,6 +33,9 @@ export const ACK_OF_STATUS: Record<string, number> = {
 
 export const ackName = (ack: number): AckName => ACK_NAME_OF[ack] ?? "PENDING";
 
+/** Every ack value, in order: a message is in the filter set of exactly one. */
+const ACKS: readonly number[] = Object.values(ACK).sort((a, b) => a - b);
+
 /** An ack given as its name (`READ`), its spec status (`read`) or its number (`3`), or null. */
 export function parseAck(value: string): number | null {
   const v = value.trim();
@@ -50,10 +54,6 @@ export interface MessageDoc {
   /** The chat as it was known when the message was stored (a privacy id stays one here; reads rewrite). */
   chatId: string;
   chatLid?: string;
-  /** `<instanceId>:<chatId>`: the non-merged chat of the message (indexed). */
-  chatKey: string;
-  /** `<instanceId>:<chatId>` and `<instanceId>:<chatLid>`: what a merged read by either finds (indexed). */
-  keys: string[];
   isGroup?: true;
   fromMe: boolean;
   /** Group messages from others: the sender, and its lid. */
@@ -61,7 +61,7 @@ export interface MessageDoc {
   participantLid?: string;
   pushName?: string;
   timestamp: number;
-  /** timestamp × 1000 + arrival ms within the second: the sort (indexed), ties follow arrival. */
+  /** timestamp × 1000 + arrival ms within the second: the score in the message sets; ties follow arrival. */
   sortKey: number;
   ack: number;
   type: string;
@@ -91,25 +91,34 @@ export interface LastMessageSummary {
   timestamp: number;
 }
 
+/**
+ * A chat's record (indexed): what changes rarely. What every message changes (the last message,
+ * unread counts) is its {@link ChatState}, outside the index: a write to an indexed document
+ * re-indexes all of it.
+ */
 export interface ChatDoc {
   instanceId: string;
   chatId: string;
   lid: string | null;
   name: string | null;
   isGroup: boolean;
-  /** sortKey of the last message (indexed, sortable). */
-  lastMessageAt: number;
-  timestamp: number;
-  lastMessageId: string;
-  lastMessage: LastMessageSummary;
-  unreadCount: number;
-  markedUnread: boolean;
   /** A chat kept under a privacy id whose conversation now continues under the number. */
   merged: boolean;
   mergedInto: string | null;
   picture: string | null;
   sortName: string;
   sortId: string;
+}
+
+/** A chat's state (`rchs:` hash): its last message and unread marks. */
+export interface ChatState {
+  /** sortKey of the last message (also its score in the chat order sets). */
+  lastMessageAt: number;
+  timestamp: number;
+  lastMessageId: string;
+  lastMessage: LastMessageSummary | null;
+  unreadCount: number;
+  markedUnread: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -209,28 +218,18 @@ export interface RecordExtra {
 type Payload = Record<string, unknown>;
 
 // ---------------------------------------------------------------------------------------------
-// Schemas: redis-om declares the documents and their RediSearch indexes.
+// Schemas: redis-om declares the chat records and their RediSearch index. Messages have none:
+// every page of them is a range of sorted sets (see the message sets below), and a search index
+// would re-index a message's whole document at every ack.
 
 export function readModelSchemas(k: Keys) {
   return {
-    messages: new Schema(
-      k.readMessageSchema,
-      {
-        chatKey: { type: "string" },
-        keys: { type: "string[]", path: "$.keys[*]" },
-        fromMe: { type: "boolean" },
-        ack: { type: "number" },
-        sortKey: { type: "number", sortable: true },
-      },
-      { dataStructure: "JSON" },
-    ),
     chats: new Schema(
       k.readChatSchema,
       {
         instanceId: { type: "string" },
         chatId: { type: "string" },
         merged: { type: "boolean" },
-        lastMessageAt: { type: "number", sortable: true },
         sortName: { type: "text", sortable: true, indexed: false },
         sortId: { type: "text", sortable: true, indexed: false },
       },
@@ -243,68 +242,98 @@ export function readModelSchemas(k: Keys) {
 // Scripts: the read-modify-write steps that must not interleave (acks racing the send that
 // stores the message, unread counters of concurrent messages).
 
-/** An ack moves forward only; `ERROR` only before delivery. `cur` -2: nothing known yet. */
+/**
+ * Helpers of the ack scripts (shared in the script batch, included in RAISE_ACK).
+ * An ack moves forward only; `ERROR` only before delivery. `cur` -2: nothing known yet.
+ * `moveAck`: the stored message's ack becomes `n`, and it moves from the filter set of its old
+ * ack to the one of `n`, in its chat's sets and, when it carries a lid, in the lid's
+ * (`ARGV` of the caller: the instance's filter set prefixes and the retention).
+ */
 const ADVANCE = `
 local function advance(cur, n)
   if n == -1 then return cur <= 1 and cur ~= -1 end
   return n > cur
 end
-local function setAck(key, n)
-  redis.call('JSON.SET', key, '.ack', n)
+local function filterSet(prefix, chat, fromMe, ack)
+  return prefix .. chat .. ':' .. (fromMe and '1' or '0') .. ':' .. ack
+end
+-- nil when the message is not stored; else 1 if the ack moved, 0 if not.
+local function moveAck(doc, member, n, chatPrefix, lidPrefix, ttl)
+  local raw = redis.call('JSON.GET', doc, '$.ack', '$.fromMe', '$.chatId', '$.chatLid', '$.sortKey')
+  if not raw then return nil end
+  local f = cjson.decode(raw)
+  local cur, fromMe, chat, lid, score = f['$.ack'][1], f['$.fromMe'][1], f['$.chatId'][1], f['$.chatLid'][1], f['$.sortKey'][1]
+  if not advance(cur, n) then return 0 end
+  redis.call('JSON.SET', doc, '.ack', n)
+  local bases = { { chatPrefix, chat } }
+  if lid and lid ~= chat then bases[2] = { lidPrefix, lid } end
+  for _, b in ipairs(bases) do
+    redis.call('ZREM', filterSet(b[1], b[2], fromMe, cur), member)
+    local to = filterSet(b[1], b[2], fromMe, n)
+    redis.call('ZADD', to, string.format('%.0f', score), member)
+    redis.call('PEXPIRE', to, ttl)
+  end
+  return 1
 end
 `;
 
 /**
  * KEYS: doc, pending ack, chat's message set, lid's message set (or the chat's again). ARGV:
- * json, ttl ms, sortKey, networkId. Keeps an ack that is further along (stored or pending); the
- * message sets (the fast page) hold the message under its sortKey and live as long as their
- * newest message, like chat records.
+ * json, ttl ms, sortKey, networkId, fromMe (1|0), its ack, chat filter set prefix, lid filter
+ * set prefix (or the chat's). Keeps an ack that is further along (stored or pending). The message
+ * sets (every page reads them) hold the message under its sortKey: the chat's and lid's set of
+ * all messages, and the set of its (fromMe, ack) — the filters' pages; they live as long as
+ * their newest message, like chat records.
  */
-const SAVE_MESSAGE = `${ADVANCE}
-local function index()
-  for i = 3, 4 do
-    if i == 3 or KEYS[4] ~= KEYS[3] then
-      redis.call('ZADD', KEYS[i], ARGV[3], ARGV[4])
-      redis.call('PEXPIRE', KEYS[i], ARGV[2])
-    end
-  end
-end
+const SAVE_MESSAGE = `
+local doc, member, ttl, score = KEYS[1], ARGV[4], ARGV[2], ARGV[3]
+local fromMe = ARGV[5] == '1'
 local cur = -2
-local edit = nil
-if redis.call('EXISTS', KEYS[1]) == 1 then
+if not redis.call('JSON.SET', doc, '$', ARGV[1], 'NX') then
   -- Recorded again (a repeated event): a revocation stays, an edit stays.
-  if redis.call('JSON.TYPE', KEYS[1], '.revoked') then return 0 end
-  cur = tonumber(redis.call('JSON.GET', KEYS[1], '.ack'))
-  if redis.call('JSON.TYPE', KEYS[1], '.edited') then
-    edit = { redis.call('JSON.GET', KEYS[1], '.body'), redis.call('JSON.GET', KEYS[1], '.editedAt') }
+  if redis.call('JSON.TYPE', doc, '.revoked') then return 0 end
+  cur = tonumber(redis.call('JSON.GET', doc, '.ack'))
+  local edit = nil
+  if redis.call('JSON.TYPE', doc, '.edited') then
+    edit = { redis.call('JSON.GET', doc, '.body'), redis.call('JSON.GET', doc, '.editedAt') }
+  end
+  redis.call('JSON.SET', doc, '$', ARGV[1])
+  if edit then
+    redis.call('JSON.SET', doc, '.body', edit[1])
+    redis.call('JSON.SET', doc, '.edited', 'true')
+    redis.call('JSON.SET', doc, '.editedAt', edit[2])
   end
 end
-redis.call('JSON.SET', KEYS[1], '$', ARGV[1])
-if edit then
-  redis.call('JSON.SET', KEYS[1], '.body', edit[1])
-  redis.call('JSON.SET', KEYS[1], '.edited', 'true')
-  redis.call('JSON.SET', KEYS[1], '.editedAt', edit[2])
-end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-index()
-local n = tonumber(redis.call('JSON.GET', KEYS[1], '.ack'))
-if advance(n, cur) then setAck(KEYS[1], cur); n = cur end
+redis.call('PEXPIRE', doc, ttl)
+local n = tonumber(ARGV[6])
+if advance(n, cur) then n = cur end
 local p = redis.call('GET', KEYS[2])
 if p then
-  if advance(n, tonumber(p)) then setAck(KEYS[1], tonumber(p)) end
+  if advance(n, tonumber(p)) then n = tonumber(p) end
   redis.call('DEL', KEYS[2])
+end
+if n ~= tonumber(ARGV[6]) then redis.call('JSON.SET', doc, '.ack', n) end
+local bases = { { KEYS[3], ARGV[7] } }
+if KEYS[4] ~= KEYS[3] then bases[2] = { KEYS[4], ARGV[8] } end
+for _, b in ipairs(bases) do
+  local to = b[2] .. (fromMe and '1' or '0') .. ':' .. n
+  if cur >= -1 and cur ~= n then redis.call('ZREM', b[2] .. (fromMe and '1' or '0') .. ':' .. cur, member) end
+  for _, set in ipairs({ b[1], to }) do
+    redis.call('ZADD', set, score, member)
+    redis.call('PEXPIRE', set, ttl)
+  end
 end
 return 1
 `;
 
-/** KEYS: doc, pending ack. ARGV: ack, pending ttl ms. A message not stored yet keeps its ack pending a while. */
-const APPLY_ACK = `${ADVANCE}
+/**
+ * KEYS: doc, pending ack. ARGV: ack, pending ttl ms, chat filter prefix, lid filter prefix (the
+ * instance's), ttl ms, networkId. A message not stored yet keeps its ack pending a while.
+ */
+const APPLY_ACK = `
 local n = tonumber(ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 1 then
-  local cur = tonumber(redis.call('JSON.GET', KEYS[1], '.ack'))
-  if advance(cur, n) then setAck(KEYS[1], n) return 1 end
-  return 0
-end
+local moved = moveAck(KEYS[1], ARGV[6], n, ARGV[3], ARGV[4], ARGV[5])
+if moved then return moved end
 local p = tonumber(redis.call('GET', KEYS[2]) or '-2')
 if advance(p, n) then redis.call('SET', KEYS[2], n, 'PX', ARGV[2]) end
 return 0
@@ -317,68 +346,101 @@ for i = 1, #ARGV, 2 do redis.call('JSON.SET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 return 1
 `;
 
-/** KEYS: doc. ARGV: ack. Raises received messages' acks (messages read), never lowers. */
+/**
+ * KEYS: doc. ARGV: ack, chat filter prefix, lid filter prefix (the instance's), ttl ms, networkId.
+ * Raises received messages' acks (messages read), never lowers.
+ */
 const RAISE_ACK = `${ADVANCE}
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local cur = tonumber(redis.call('JSON.GET', KEYS[1], '.ack'))
-local n = tonumber(ARGV[1])
-if advance(cur, n) then setAck(KEYS[1], n) return 1 end
-return 0
+return moveAck(KEYS[1], ARGV[5], tonumber(ARGV[1]), ARGV[2], ARGV[3], ARGV[4]) or 0
 `;
 
 /**
- * KEYS: chat, chat under the privacy id (or the chat again). ARGV: create json, lastMessageAt,
- * lastMessageId, last summary json, timestamp, name, sortName, lid, fromMe 1/0, ttl ms, chatId.
+ * A message's effect on its chat. KEYS: chat record, chat state, chat order, visible chat order,
+ * the record and state under the chat's privacy id (or the chat's again). ARGV: create json,
+ * lastMessageAt, lastMessageId, last summary json, timestamp, name, sortName, lid, fromMe 1/0,
+ * ttl ms, chatId, lid chat id, now (ms).
  *
- * Every write to an indexed document re-indexes all of it (RediSearch: ~40 µs a write here),
- * so an existing chat changes in one `JSON.MERGE`. Merging `.lastMessage` replaces it whole
- * because every summary has the same six fields, none of them null (LastMessageSummary; a null
- * would delete its field under merge semantics). Numbers arrive as JSON literals and go into
- * the patch as they are.
+ * Only the state hash and the order sets change on every message; the indexed record (every write
+ * to it re-indexes it all, ~35 µs, and leaves garbage for the index's GC) only when the chat is
+ * new, its name or lid changed, or a lid chat folds into it. The state keeps the name and lid
+ * last written to the record to tell. A message older than the last one leaves the last in place.
  */
 const TOUCH_CHAT = `
-local key = KEYS[1]
+local doc, st, order, visible, lidDoc, lidSt = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local at = tonumber(ARGV[2])
+local name, lid = ARGV[6], ARGV[8]
 local fromMe = ARGV[9] == '1'
-if redis.call('EXISTS', key) == 0 then
-  redis.call('JSON.SET', key, '$', ARGV[1])
+local ttl = ARGV[10]
+local now = tonumber(ARGV[13])
+local cur = redis.call('HMGET', st, 'lastMessageAt', 'name', 'lid', 'merged', 'unreadCount', 'markedUnread', 'ttlAt')
+if redis.call('EXISTS', doc) == 0 then
+  redis.call('JSON.SET', doc, '$', ARGV[1])
+  redis.call('DEL', st)
+  redis.call('HSET', st, 'name', name, 'lid', lid, 'merged', '0', 'unreadCount', '0', 'markedUnread', '0')
+  cur = { false, name, lid, '0', '0', '0', false }
 else
-  local cur = tonumber(redis.call('JSON.GET', key, '.lastMessageAt'))
-  local newest = at >= cur
   local patch = {}
-  if newest then
-    patch[#patch + 1] = '"lastMessageAt":' .. ARGV[2]
-    patch[#patch + 1] = '"timestamp":' .. ARGV[5]
-    patch[#patch + 1] = '"lastMessageId":' .. cjson.encode(ARGV[3])
-    patch[#patch + 1] = '"lastMessage":' .. ARGV[4]
-  end
-  if ARGV[6] ~= '' then
-    patch[#patch + 1] = '"name":' .. cjson.encode(ARGV[6])
+  if name ~= '' and name ~= cur[2] then
+    patch[#patch + 1] = '"name":' .. cjson.encode(name)
     patch[#patch + 1] = '"sortName":' .. cjson.encode(ARGV[7])
+    redis.call('HSET', st, 'name', name)
   end
-  if ARGV[8] ~= '' then patch[#patch + 1] = '"lid":' .. cjson.encode(ARGV[8]) end
-  if fromMe then
-    patch[#patch + 1] = '"unreadCount":0'
-    patch[#patch + 1] = '"markedUnread":false'
-  else
-    local unread = tonumber(redis.call('JSON.GET', key, '.unreadCount')) or 0
-    patch[#patch + 1] = '"unreadCount":' .. string.format('%d', unread + 1)
+  if lid ~= '' and lid ~= cur[3] then
+    patch[#patch + 1] = '"lid":' .. cjson.encode(lid)
+    redis.call('HSET', st, 'lid', lid)
   end
-  redis.call('JSON.MERGE', key, '$', '{' .. table.concat(patch, ',') .. '}')
+  if #patch > 0 then redis.call('JSON.MERGE', doc, '$', '{' .. table.concat(patch, ',') .. '}') end
 end
-redis.call('PEXPIRE', key, ARGV[10])
-local lidKey = KEYS[2]
-if lidKey ~= key and redis.call('EXISTS', lidKey) == 1 and redis.call('JSON.GET', lidKey, '.merged') == 'false' then
+local last = tonumber(cur[1])
+if not last or at >= last then
+  redis.call('HSET', st, 'lastMessageAt', ARGV[2], 'timestamp', ARGV[5], 'lastMessageId', ARGV[3], 'lastMessage', ARGV[4])
+  redis.call('ZADD', order, at, ARGV[11])
+  if cur[4] ~= '1' then redis.call('ZADD', visible, at, ARGV[11]) end
+end
+if fromMe then
+  if cur[5] ~= '0' or cur[6] ~= '0' then redis.call('HSET', st, 'unreadCount', '0', 'markedUnread', '0') end
+else
+  redis.call('HINCRBY', st, 'unreadCount', 1)
+end
+-- Retention counts from the last message; refreshing it once an hour is as good and spares four
+-- writes per message.
+if not tonumber(cur[7]) or now - tonumber(cur[7]) > 3600000 then
+  for _, k in ipairs({ doc, st, order, visible }) do redis.call('PEXPIRE', k, ttl) end
+  redis.call('HSET', st, 'ttlAt', ARGV[13])
+end
+if lidDoc ~= doc and redis.call('EXISTS', lidDoc) == 1 and redis.call('HGET', lidSt, 'merged') ~= '1' then
+  -- The lid chat folds into this one: its unread count joins, its name if this one has none.
   if not fromMe then
-    local unread = tonumber(redis.call('JSON.GET', lidKey, '.unreadCount'))
-    if unread > 0 then redis.call('JSON.NUMINCRBY', key, '.unreadCount', unread) end
+    local unread = tonumber(redis.call('HGET', lidSt, 'unreadCount')) or 0
+    if unread > 0 then redis.call('HINCRBY', st, 'unreadCount', unread) end
   end
-  local name = redis.call('JSON.GET', key, '.name')
-  if name == 'null' then
-    redis.call('JSON.SET', key, '.name', redis.call('JSON.GET', lidKey, '.name'))
+  if redis.call('JSON.GET', doc, '.name') == 'null' then
+    local lidName = redis.call('JSON.GET', lidDoc, '.name')
+    if lidName ~= 'null' then
+      redis.call('JSON.MERGE', doc, '$', '{"name":' .. lidName .. ',"sortName":' .. redis.call('JSON.GET', lidDoc, '.sortName') .. '}')
+      redis.call('HSET', st, 'name', cjson.decode(lidName))
+    end
   end
-  redis.call('JSON.SET', lidKey, '.merged', 'true')
-  redis.call('JSON.SET', lidKey, '.mergedInto', cjson.encode(ARGV[11]))
+  redis.call('JSON.MERGE', lidDoc, '$', '{"merged":true,"mergedInto":' .. cjson.encode(ARGV[11]) .. '}')
+  redis.call('HSET', lidSt, 'merged', '1')
+  redis.call('ZREM', visible, ARGV[12])
+end
+return 1
+`;
+
+/**
+ * KEYS: chat state. ARGV: `read` (nothing unread, not marked) or `unread` (marked, at least one
+ * unread; not on a chat folded into another). Only on a chat that exists.
+ */
+const MARK_CHAT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] == 'read' then
+  redis.call('HSET', KEYS[1], 'unreadCount', '0', 'markedUnread', '0')
+elseif redis.call('HGET', KEYS[1], 'merged') == '1' then
+  return 0
+else
+  local unread = tonumber(redis.call('HGET', KEYS[1], 'unreadCount')) or 0
+  redis.call('HSET', KEYS[1], 'markedUnread', '1', 'unreadCount', math.max(1, unread))
 end
 return 1
 `;
@@ -390,51 +452,7 @@ export function escapeTag(value: string): string {
   return value.replace(/[,.<>{}[\]"':;!@#$%^&*()\-+=~|/\\\s]/g, "\\$&");
 }
 
-/** A chat as its TAG value: `<instanceId>:<chatId>` (`|` is redis-om's tag separator). */
-const tagKey = (instanceId: string, chatId: string) => `${instanceId}:${chatId}`;
-
 const tagQuery = (field: string, values: string[]) => `@${field}:{${values.map(escapeTag).join(" | ")}}`;
-
-/**
- * The documents of an FT.SEARCH … RETURN 1 $ reply: RESP3 (`results: [{id, extra_attributes:
- * {$: json}}]`, flattened by ioredis into key/value arrays) or RESP2 (`[total, key, ["$", json], …]`).
- */
-export function searchDocs<T>(reply: unknown): T[] {
-  if (!Array.isArray(reply)) return [];
-  const docs: T[] = [];
-  if (typeof reply[0] === "number") {
-    for (let i = 2; i < reply.length; i += 2) {
-      const fields = reply[i] as unknown[];
-      const at = fields.indexOf("$");
-      if (at >= 0) docs.push(JSON.parse(String(fields[at + 1])) as T);
-    }
-    return docs;
-  }
-  const results = reply[reply.indexOf("results") + 1] as unknown[][] | undefined;
-  for (const entry of results ?? []) {
-    const attrs = entry[entry.indexOf("extra_attributes") + 1] as unknown[];
-    const at = attrs.indexOf("$");
-    if (at >= 0) docs.push(JSON.parse(String(attrs[at + 1])) as T);
-  }
-  return docs;
-}
-
-/** The `__key` of each row of an FT.AGGREGATE … LOAD 1 @__key reply (RESP2 `[total, [field, value, …], …]` or RESP3). */
-export function aggregateKeys(reply: unknown): string[] {
-  if (!Array.isArray(reply)) return [];
-  const rows: unknown[][] =
-    typeof reply[0] === "number"
-      ? (reply.slice(1) as unknown[][])
-      : ((reply[reply.indexOf("results") + 1] as unknown[][] | undefined) ?? []).map(
-          (entry) => entry[entry.indexOf("extra_attributes") + 1] as unknown[],
-        );
-  const keys: string[] = [];
-  for (const row of rows) {
-    const at = Array.isArray(row) ? row.indexOf("__key") : -1;
-    if (at >= 0) keys.push(String(row[at + 1]));
-  }
-  return keys;
-}
 
 /** The order of the message pages (ascending): sortKey, then network id (byte order, as Redis sorts members). */
 export function compareEntries(scoreA: number, idA: string, scoreB: number, idB: string): number {
@@ -447,6 +465,11 @@ const MAX_RAW_CHARS = 32_768;
 /** The network's event as `_data`: media bytes left out (they have their own link), capped in size. */
 export function sanitizeRaw(raw: unknown): unknown {
   if (raw === undefined || raw === null) return undefined;
+  // Most events carry no bytes (our own sends' raw never does): kept as they are, without a
+  // replacer call per key and a parse back (this runs for every message stored).
+  const plain = JSON.stringify(raw);
+  if (plain === undefined) return undefined;
+  if (plain.length <= MAX_RAW_CHARS && !plain.includes('"data":"') && !plain.includes('"jpegThumbnail":"')) return raw;
   const text = JSON.stringify(raw, (key, value) =>
     (key === "data" || key === "jpegThumbnail") && typeof value === "string" && value.length > 512 ? undefined : value,
   );
@@ -466,25 +489,14 @@ export function vCardOf(c: { fullName: string; phoneNumber: string; organization
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
-/** How the chats route's sortBy maps to the stored fields. */
-const CHAT_SORT_FIELD: Record<ChatSort, string> = { lastMessageAt: "lastMessageAt", name: "sortName", id: "sortId" };
+/** The record fields behind the chats route's other sorts (lastMessageAt is the chat order sets'). */
+const CHAT_SORT_FIELD = { name: "sortName", id: "sortId" } as const;
 
 /** The scripts, as ioredis defines them on the client and its pipelines. */
 type Scripts<R> = {
-  gwRmSave(
-    doc: string,
-    pending: string,
-    chatSet: string,
-    lidSet: string,
-    json: string,
-    ttlMs: string,
-    sortKey: string,
-    networkId: string,
-  ): R;
-  gwRmAck(doc: string, pending: string, ack: string, ttlMs: string): R;
   gwRmPatch(doc: string, ...pathsAndValues: string[]): R;
-  gwRmRaise(doc: string, ack: string): R;
-  gwRmChat(chat: string, lidChat: string, ...args: string[]): R;
+  gwRmRaise(doc: string, ack: number, ...ackArgs: (string | number)[]): R;
+  gwRmMarkChat(state: string, mark: "read" | "unread"): R;
 };
 
 export interface ReadModelOptions {
@@ -500,7 +512,6 @@ export interface ReadModelOptions {
  * them, and merged reads find messages that arrived by lid. Design and choices: docs/read-model.md.
  */
 export class ReadModel {
-  readonly messagesRepo: Repository;
   readonly chatsRepo: Repository;
   private readonly schemas: ReturnType<typeof readModelSchemas>;
   private readonly pendingAckMs: number;
@@ -509,19 +520,23 @@ export class ReadModel {
     private readonly redis: Redis,
     om: OmClient,
     private readonly k: Keys,
+    private readonly batch: ScriptBatch,
     private readonly identity: IdentityMap,
     private readonly mediaLinks: MediaLinks,
     private readonly opts: ReadModelOptions,
   ) {
     this.schemas = readModelSchemas(k);
-    this.messagesRepo = new Repository(this.schemas.messages, om);
     this.chatsRepo = new Repository(this.schemas.chats, om);
     this.pendingAckMs = opts.pendingAckMs ?? 120_000;
-    redis.defineCommand("gwRmSave", { numberOfKeys: 4, lua: SAVE_MESSAGE });
-    redis.defineCommand("gwRmAck", { numberOfKeys: 2, lua: APPLY_ACK });
+    // A send's message and chat and every ack go in the turn's batch (script-batch.ts) with the
+    // events that announce them; the rarer writes are scripts of their own.
+    batch.share(ADVANCE);
+    batch.register("rmSave", SAVE_MESSAGE, { keys: 4, args: 8 });
+    batch.register("rmAck", APPLY_ACK, { keys: 2, args: 6 });
+    batch.register("rmChat", TOUCH_CHAT, { keys: 6, args: 13 });
     redis.defineCommand("gwRmPatch", { numberOfKeys: 1, lua: PATCH });
     redis.defineCommand("gwRmRaise", { numberOfKeys: 1, lua: RAISE_ACK });
-    redis.defineCommand("gwRmChat", { numberOfKeys: 2, lua: TOUCH_CHAT });
+    redis.defineCommand("gwRmMarkChat", { numberOfKeys: 1, lua: MARK_CHAT });
   }
 
   private get r(): Scripts<Promise<number>> {
@@ -536,15 +551,36 @@ export class ReadModel {
     return `${this.k.readChatSchema}:${instanceId}:${chatId}`;
   }
 
+  chatStateKey(instanceId: string, chatId: string): string {
+    return this.k.readChatState(instanceId, chatId);
+  }
+
   /**
    * The message sets of a stored message: its chat's, and (stored under a number, carrying the
-   * privacy id) its lid's. Together they hold what `@keys` finds; the chat's alone what `@chatKey` finds.
+   * privacy id) its lid's — together what a merged read by either finds; the chat's alone what a
+   * read of exactly that id finds. Each with the prefix of its filter sets.
    */
-  private messageSets(instanceId: string, doc: Pick<MessageDoc, "chatId" | "chatLid">): [string, string] {
+  private messageSets(
+    instanceId: string,
+    doc: Pick<MessageDoc, "chatId" | "chatLid">,
+  ): { all: [string, string]; filters: [string, string] } {
     const chatSet = this.k.readChatIndex(instanceId, doc.chatId);
+    const chatFilters = `${this.k.readFilterPrefix(instanceId)}${doc.chatId}:`;
+    return doc.chatLid && doc.chatLid !== doc.chatId
+      ? {
+          all: [chatSet, this.k.readLidIndex(instanceId, doc.chatLid)],
+          filters: [chatFilters, `${this.k.readLidFilterPrefix(instanceId)}${doc.chatLid}:`],
+        }
+      : { all: [chatSet, chatSet], filters: [chatFilters, chatFilters] };
+  }
+
+  /** The arguments the ack scripts take after their own: the instance's filter set prefixes, retention, the member. */
+  private ackArgs(instanceId: string, networkId: string): (string | number)[] {
     return [
-      chatSet,
-      doc.chatLid && doc.chatLid !== doc.chatId ? this.k.readLidIndex(instanceId, doc.chatLid) : chatSet,
+      this.k.readFilterPrefix(instanceId),
+      this.k.readLidFilterPrefix(instanceId),
+      this.opts.retentionMs,
+      networkId,
     ];
   }
 
@@ -558,7 +594,7 @@ export class ReadModel {
   async record(instance: Instance, kind: string, payload: Payload, extra: RecordExtra = {}): Promise<void> {
     const storage = instance.settings.storage;
     if (kind === "message" || kind === "message.any") {
-      const doc = this.docOf(instance.id, payload, extra);
+      const doc = this.docOf(payload, extra);
       if (!doc || doc.chatId === "status@broadcast") return;
       await Promise.all([
         storage.messages ? this.save(instance.id, doc) : null,
@@ -606,11 +642,10 @@ export class ReadModel {
     if (!instance.settings.storage.messages) return;
     const n = ACK_OF_STATUS[status];
     if (n === undefined) return;
-    await this.r.gwRmAck(
-      this.messageKey(instance.id, networkId),
-      this.k.readPendingAck(instance.id, networkId),
-      String(n),
-      String(this.pendingAckMs),
+    await this.batch.run(
+      "rmAck",
+      [this.messageKey(instance.id, networkId), this.k.readPendingAck(instance.id, networkId)],
+      [n, this.pendingAckMs, ...this.ackArgs(instance.id, networkId)],
     );
   }
 
@@ -620,23 +655,20 @@ export class ReadModel {
     const chatIds = instance.settings.storage.chats ? await this.chatDocIds(instanceId, chatId) : [];
     const pipeline = this.redis.pipeline();
     const p = pipeline as unknown as Scripts<unknown>;
-    for (const id of networkIds) p.gwRmRaise(this.messageKey(instanceId, id), String(ACK.READ));
-    for (const chatId of chatIds) {
-      p.gwRmPatch(this.chatKey(instanceId, chatId), ".unreadCount", "0", ".markedUnread", "false");
-    }
+    for (const id of networkIds)
+      p.gwRmRaise(this.messageKey(instanceId, id), ACK.READ, ...this.ackArgs(instanceId, id));
+    for (const chatId of chatIds) p.gwRmMarkChat(this.chatStateKey(instanceId, chatId), "read");
     await pipeline.exec();
   }
 
   /** `POST /chats/{chatId}/unread`: the chat shows as unread (at least one) until read or answered. */
   async markUnread(instance: Instance, chatId: string): Promise<void> {
     if (!instance.settings.storage.chats) return;
-    const ids = await this.chatDocIds(instance.id, chatId);
-    for (const id of ids) {
-      const key = this.chatKey(instance.id, id);
-      const doc = (await this.jsonGet<ChatDoc>(key)) as ChatDoc | null;
-      if (!doc || doc.merged) continue;
-      await this.r.gwRmPatch(key, ".markedUnread", "true", ".unreadCount", String(Math.max(1, doc.unreadCount)));
-    }
+    const pipeline = this.redis.pipeline();
+    const p = pipeline as unknown as Scripts<unknown>;
+    for (const id of await this.chatDocIds(instance.id, chatId))
+      p.gwRmMarkChat(this.chatStateKey(instance.id, id), "unread");
+    await pipeline.exec();
   }
 
   /** Messages already in stored form, pipelined (bulk loads and benchmarks). */
@@ -644,14 +676,17 @@ export class ReadModel {
     const p = this.redis.pipeline();
     const ttl = this.opts.retentionMs;
     const sets = new Map<string, (string | number)[]>();
+    const add = (set: string, doc: MessageDoc) => {
+      const members = sets.get(set) ?? [];
+      if (members.length === 0) sets.set(set, members);
+      members.push(doc.sortKey, doc.networkId);
+    };
     for (const doc of docs) {
       p.call("JSON.SET", this.messageKey(instanceId, doc.networkId), "$", JSON.stringify(doc));
       p.pexpire(this.messageKey(instanceId, doc.networkId), ttl);
-      for (const set of new Set(this.messageSets(instanceId, doc))) {
-        const members = sets.get(set) ?? [];
-        if (members.length === 0) sets.set(set, members);
-        members.push(doc.sortKey, doc.networkId);
-      }
+      const { all, filters } = this.messageSets(instanceId, doc);
+      for (const set of new Set(all)) add(set, doc);
+      for (const prefix of new Set(filters)) add(`${prefix}${doc.fromMe ? 1 : 0}:${doc.ack}`, doc);
     }
     for (const [set, members] of sets) {
       p.zadd(set, ...members);
@@ -663,21 +698,25 @@ export class ReadModel {
   }
 
   private async save(instanceId: string, doc: MessageDoc): Promise<void> {
-    await this.r.gwRmSave(
-      this.messageKey(instanceId, doc.networkId),
-      this.k.readPendingAck(instanceId, doc.networkId),
-      ...this.messageSets(instanceId, doc),
-      JSON.stringify(doc),
-      String(this.opts.retentionMs),
-      String(doc.sortKey),
-      doc.networkId,
+    const { all, filters } = this.messageSets(instanceId, doc);
+    await this.batch.run(
+      "rmSave",
+      [this.messageKey(instanceId, doc.networkId), this.k.readPendingAck(instanceId, doc.networkId), ...all],
+      [
+        JSON.stringify(doc),
+        this.opts.retentionMs,
+        doc.sortKey,
+        doc.networkId,
+        doc.fromMe ? "1" : "0",
+        doc.ack,
+        ...filters,
+      ],
     );
   }
 
   private async touchChat(instanceId: string, doc: MessageDoc, chatName: string | null): Promise<void> {
     const chatId = doc.chatId;
-    const lidKey =
-      doc.chatLid && doc.chatLid !== chatId ? this.chatKey(instanceId, doc.chatLid) : this.chatKey(instanceId, chatId);
+    const lidChat = doc.chatLid && doc.chatLid !== chatId ? doc.chatLid : chatId;
     const summary: LastMessageSummary = {
       id: formatMessageId({
         fromMe: doc.fromMe,
@@ -699,32 +738,37 @@ export class ReadModel {
       lid: doc.chatLid ?? null,
       name,
       isGroup: Boolean(doc.isGroup),
-      lastMessageAt: doc.sortKey,
-      timestamp: doc.timestamp,
-      lastMessageId: doc.networkId,
-      lastMessage: summary,
-      unreadCount: doc.fromMe ? 0 : 1,
-      markedUnread: false,
       merged: false,
       mergedInto: null,
       picture: null,
       sortName: (name ?? chatId).toLowerCase(),
       sortId: chatId,
     };
-    await this.r.gwRmChat(
-      this.chatKey(instanceId, chatId),
-      lidKey,
-      JSON.stringify(create),
-      String(doc.sortKey),
-      doc.networkId,
-      JSON.stringify(summary),
-      String(doc.timestamp),
-      name ?? "",
-      (name ?? chatId).toLowerCase(),
-      doc.chatLid ?? "",
-      doc.fromMe ? "1" : "0",
-      String(this.opts.retentionMs),
-      chatId,
+    await this.batch.run(
+      "rmChat",
+      [
+        this.chatKey(instanceId, chatId),
+        this.chatStateKey(instanceId, chatId),
+        this.k.readChatOrder(instanceId),
+        this.k.readChatOrderVisible(instanceId),
+        this.chatKey(instanceId, lidChat),
+        this.chatStateKey(instanceId, lidChat),
+      ],
+      [
+        JSON.stringify(create),
+        doc.sortKey,
+        doc.networkId,
+        JSON.stringify(summary),
+        doc.timestamp,
+        name ?? "",
+        (name ?? chatId).toLowerCase(),
+        doc.chatLid ?? "",
+        doc.fromMe ? "1" : "0",
+        this.opts.retentionMs,
+        chatId,
+        lidChat,
+        Date.now(),
+      ],
     );
   }
 
@@ -735,7 +779,7 @@ export class ReadModel {
   }
 
   /** The stored form of a spec 2.11 message payload (null when it names no message). */
-  docOf(instanceId: string, payload: Payload, extra: RecordExtra = {}, now = Date.now()): MessageDoc | null {
+  docOf(payload: Payload, extra: RecordExtra = {}, now = Date.now()): MessageDoc | null {
     const apiId = str(payload.id);
     const chatId = str(payload.chatId);
     if (!apiId || !chatId) return null;
@@ -748,12 +792,9 @@ export class ReadModel {
     const timestamp = Number(payload.timestamp) || Math.floor(now / 1000);
     const media = payload.media as { url?: string | null; mimetype?: string; filename?: string | null } | undefined;
     const content = extra.content ?? null;
-    const chatKey = tagKey(instanceId, chatId);
     const doc: MessageDoc = {
       networkId,
       chatId,
-      chatKey,
-      keys: chatLid && chatLid !== chatId ? [chatKey, tagKey(instanceId, chatLid)] : [chatKey],
       fromMe,
       timestamp,
       sortKey: timestamp * 1000 + (now % 1000),
@@ -812,39 +853,53 @@ export class ReadModel {
   }
 
   /**
-   * Spec 4.5 `GET /chats/{chatId}/messages`: newest first unless asked otherwise. The common page
-   * (no `fromMe`/`ack` filter) is read from the chats' message sets; filtered pages search the
-   * index. Both order by sortKey, then by network id (`path` forces one, for tests).
+   * Spec 4.5 `GET /chats/{chatId}/messages`: newest first unless asked otherwise, read from the
+   * message sets the read covers (not merged: the chat's; merged: every id of the person, chats
+   * and lids) — the sets of all messages, or with `fromMe`/`ack` the filter sets that match.
+   * Ordered by sortKey, then by network id.
    */
-  async listMessages(
-    instance: Instance,
-    chatId: string,
-    q: MessageQuery,
-    path?: "sets" | "search",
-  ): Promise<MessageView[]> {
+  async listMessages(instance: Instance, chatId: string, q: MessageQuery): Promise<MessageView[]> {
     if (!instance.settings.storage.messages) return [];
     const ids = q.merge ? (await this.chatFamily(instance.id, chatId)).ids : [chatId];
-    const docs =
-      path === "search" || (path !== "sets" && (q.fromMe !== undefined || q.ack !== undefined))
-        ? await this.searchPage(instance.id, chatId, ids, q)
-        : await this.setsPage(instance.id, ids, q);
-    return this.views(instance, docs, q.downloadMedia);
+    const filtered = q.fromMe !== undefined || q.ack !== undefined;
+    const sets = filtered
+      ? this.filterSets(
+          instance.id,
+          ids,
+          q.merge,
+          q.fromMe === undefined ? [true, false] : [q.fromMe],
+          q.ack === undefined ? ACKS : [q.ack],
+        )
+      : q.merge
+        ? ids.flatMap((id) => [this.k.readChatIndex(instance.id, id), this.k.readLidIndex(instance.id, id)])
+        : [this.k.readChatIndex(instance.id, chatId)];
+    return this.views(instance, await this.setsPage(instance.id, sets, q), q.downloadMedia);
+  }
+
+  /** The filter sets of the chats `ids` (and, merged, of them as lids) for these fromMe and ack values. */
+  private filterSets(instanceId: string, ids: string[], merge: boolean, fromMe: boolean[], acks: readonly number[]) {
+    const prefixes = ids.flatMap((id) => [
+      `${this.k.readFilterPrefix(instanceId)}${id}:`,
+      ...(merge ? [`${this.k.readLidFilterPrefix(instanceId)}${id}:`] : []),
+    ]);
+    return prefixes.flatMap((p) => fromMe.flatMap((m) => acks.map((a) => `${p}${m ? 1 : 0}:${a}`)));
   }
 
   /**
-   * The fast page: ZRANGE … BYSCORE of each message set the read covers (the chat's, and merged,
-   * the family's chats and lids), merged here, then the documents in one JSON.MGET. A member
-   * whose document expired (retention) is dropped from the sets and the page read again.
+   * A page of the union of `sets`: ZRANGE … BYSCORE of each (one set: the page itself; several:
+   * the first offset + limit of each, merged here and deduplicated), then the documents in one
+   * JSON.MGET. A member whose document expired (retention) is dropped from the sets and the page
+   * read again.
    */
-  private async setsPage(instanceId: string, ids: string[], q: MessageQuery): Promise<MessageDoc[]> {
-    if (q.limit <= 0) return [];
-    const sets = q.merge
-      ? ids.flatMap((id) => [this.k.readChatIndex(instanceId, id), this.k.readLidIndex(instanceId, id)])
-      : [this.k.readChatIndex(instanceId, ids[0]!)];
+  private async setsPage(
+    instanceId: string,
+    sets: string[],
+    q: Omit<MessageQuery, "merge" | "downloadMedia">,
+  ): Promise<MessageDoc[]> {
+    if (q.limit <= 0 || sets.length === 0) return [];
     const desc = q.sortOrder !== "asc";
     const lo = q.timestampGte !== undefined ? String(q.timestampGte * 1000) : "-inf";
     const hi = q.timestampLte !== undefined ? String(q.timestampLte * 1000 + 999) : "+inf";
-    // One set: the page itself; several: the first offset + limit of each, merged.
     const [from, count] = sets.length === 1 ? [q.offset, q.limit] : [0, q.offset + q.limit];
     for (let attempt = 0; ; attempt++) {
       const p = this.redis.pipeline();
@@ -874,29 +929,6 @@ export class ReadModel {
     }
   }
 
-  /** A page through the index (filters the sets do not answer): FT.AGGREGATE sorted by sortKey, then key. */
-  private async searchPage(instanceId: string, chatId: string, ids: string[], q: MessageQuery): Promise<MessageDoc[]> {
-    const parts: string[] = [];
-    if (q.merge) {
-      parts.push(
-        tagQuery(
-          "keys",
-          ids.map((id) => tagKey(instanceId, id)),
-        ),
-      );
-    } else {
-      parts.push(tagQuery("chatKey", [tagKey(instanceId, chatId)]));
-    }
-    if (q.fromMe !== undefined) parts.push(`@fromMe:{${q.fromMe}}`);
-    if (q.ack !== undefined) parts.push(`@ack:[${q.ack} ${q.ack}]`);
-    if (q.timestampGte !== undefined || q.timestampLte !== undefined) {
-      const lo = q.timestampGte !== undefined ? q.timestampGte * 1000 : "-inf";
-      const hi = q.timestampLte !== undefined ? q.timestampLte * 1000 + 999 : "+inf";
-      parts.push(`@sortKey:[${lo} ${hi}]`);
-    }
-    return this.search(parts.join(" "), q.sortOrder, q.offset, q.limit);
-  }
-
   /** Received messages of a chat not read yet (for `POST …/messages/read`), newest first. */
   async unreadMessages(
     instance: Instance,
@@ -905,12 +937,19 @@ export class ReadModel {
   ): Promise<{ id: string; networkId: string; chatId: string; storedId: string }[]> {
     if (!instance.settings.storage.messages) return [];
     const { ids } = await this.chatFamily(instance.id, chatId);
-    let query = `${tagQuery(
-      "keys",
-      ids.map((id) => tagKey(instance.id, id)),
-    )} @fromMe:{false} @ack:[-inf ${ACK.DEVICE}]`;
-    if (opts.sinceSeconds !== undefined) query += ` @sortKey:[${opts.sinceSeconds * 1000} +inf]`;
-    const docs = await this.search(query, "desc", 0, opts.limit);
+    const sets = this.filterSets(
+      instance.id,
+      ids,
+      true,
+      [false],
+      ACKS.filter((a) => a <= ACK.DEVICE),
+    );
+    const docs = await this.setsPage(instance.id, sets, {
+      limit: opts.limit,
+      offset: 0,
+      sortOrder: "desc",
+      ...(opts.sinceSeconds !== undefined ? { timestampGte: opts.sinceSeconds } : {}),
+    });
     const views = await this.views(instance, docs, false);
     return views.map((v, i) => {
       const d = docs[i]!;
@@ -923,36 +962,6 @@ export class ReadModel {
       });
       return { id: v.id, networkId: d.networkId, chatId: d.chatId, storedId };
     });
-  }
-
-  /**
-   * Messages through the index, ordered like the message sets: by sortKey, then by key (the
-   * network id; FT.SEARCH alone would order ties by indexing order, which every ack changes).
-   * The keys come from FT.AGGREGATE, the documents, parsed as they are, from one JSON.MGET.
-   */
-  private async search(query: string, order: "asc" | "desc", offset: number, limit: number): Promise<MessageDoc[]> {
-    if (limit <= 0) return [];
-    const dir = order === "asc" ? "ASC" : "DESC";
-    const reply = await this.redis.call(
-      "FT.AGGREGATE",
-      `${this.k.readMessageSchema}:index`,
-      query,
-      "LOAD",
-      "1",
-      "@__key",
-      "SORTBY",
-      "4",
-      "@sortKey",
-      dir,
-      "@__key",
-      dir,
-      "LIMIT",
-      String(offset),
-      String(limit),
-    );
-    const keys = aggregateKeys(reply);
-    const docs = await this.jsonMGet<MessageDoc>(keys);
-    return docs.filter((d): d is MessageDoc => d !== null);
   }
 
   /** One message by its API id (or bare network id), if it belongs to the chat (merged: to the person). */
@@ -1117,11 +1126,16 @@ export class ReadModel {
     return ids;
   }
 
-  /** Spec 4.5 `GET /chats` and the overview: chat records, optionally merged across lid and number. */
+  /**
+   * Spec 4.5 `GET /chats` and the overview: chat records, optionally merged across lid and number.
+   * By last message: a page of the chat order set (the visible one when merged), then the records
+   * and states; records that expired (retention) leave the sets and the page is read again. By name
+   * or id: the index. Given ids: those chats, sorted here.
+   */
   async listChats(instance: Instance, q: ChatQuery): Promise<{ chat: ChatDoc; view: ChatView }[]> {
     if (!instance.settings.storage.chats || q.limit <= 0) return [];
-    const parts = [tagQuery("instanceId", [instance.id])];
-    if (q.merge) parts.push("@merged:{false}");
+    const desc = q.sortOrder !== "asc";
+    let rows: { chat: ChatDoc; state: ChatState | null }[];
     if (q.ids) {
       if (q.ids.length === 0) return [];
       const all = new Set<string>();
@@ -1129,24 +1143,108 @@ export class ReadModel {
         if (q.merge) for (const x of (await this.chatFamily(instance.id, id)).ids) all.add(x);
         else all.add(id);
       }
-      parts.push(tagQuery("chatId", [...all]));
+      const found = (await this.chatRows(instance.id, [...all])).filter((r) => !q.merge || !r.chat.merged);
+      const by = (r: (typeof found)[number]) =>
+        q.sortBy === "lastMessageAt"
+          ? (r.state?.lastMessageAt ?? 0)
+          : q.sortBy === "name"
+            ? r.chat.sortName
+            : r.chat.sortId;
+      found.sort((a, b) => {
+        const [x, y] = [by(a), by(b)];
+        const c = x < y ? -1 : x > y ? 1 : a.chat.chatId < b.chat.chatId ? -1 : a.chat.chatId > b.chat.chatId ? 1 : 0;
+        return desc ? -c : c;
+      });
+      rows = found.slice(q.offset, q.offset + q.limit);
+    } else if (q.sortBy === "lastMessageAt") {
+      rows = await this.chatOrderPage(instance.id, q.merge, desc, q.offset, q.limit);
+    } else {
+      const parts = [tagQuery("instanceId", [instance.id])];
+      if (q.merge) parts.push("@merged:{false}");
+      const chats = (await this.chatsRepo
+        .searchRaw(parts.join(" "))
+        .sortBy(CHAT_SORT_FIELD[q.sortBy], desc ? "DESC" : "ASC")
+        .return.page(q.offset, q.limit)) as unknown as ChatDoc[];
+      const states = await this.chatStates(
+        instance.id,
+        chats.map((c) => c.chatId),
+      );
+      rows = chats.map((chat, i) => ({ chat, state: states[i] ?? null }));
     }
-    const field = CHAT_SORT_FIELD[q.sortBy];
-    const found = (await this.chatsRepo
-      .searchRaw(parts.join(" "))
-      .sortBy(field, q.sortOrder === "asc" ? "ASC" : "DESC")
-      .return.page(q.offset, q.limit)) as unknown as ChatDoc[];
-    return this.chatViews(instance, found, q.merge);
+    return this.chatViews(instance, rows, q.merge);
+  }
+
+  /** A page of the chat order set, with each chat's record and state. */
+  private async chatOrderPage(
+    instanceId: string,
+    merge: boolean,
+    desc: boolean,
+    offset: number,
+    limit: number,
+  ): Promise<{ chat: ChatDoc; state: ChatState | null }[]> {
+    const order = merge ? this.k.readChatOrderVisible(instanceId) : this.k.readChatOrder(instanceId);
+    for (let attempt = 0; ; attempt++) {
+      const [from, to] = [String(offset), String(offset + limit - 1)];
+      const ids = desc ? await this.redis.zrange(order, from, to, "REV") : await this.redis.zrange(order, from, to);
+      const rows = await this.chatRows(instanceId, ids);
+      const gone = ids.filter((id) => !rows.some((r) => r.chat.chatId === id));
+      if (gone.length === 0 || attempt >= 5) return rows;
+      // Records gone (retention): out of both order sets, and the page again.
+      await this.redis
+        .multi()
+        .zrem(this.k.readChatOrder(instanceId), ...gone)
+        .zrem(this.k.readChatOrderVisible(instanceId), ...gone)
+        .exec();
+    }
+  }
+
+  /** The records of `chatIds` that exist, in that order, with their states. */
+  private async chatRows(instanceId: string, chatIds: string[]): Promise<{ chat: ChatDoc; state: ChatState | null }[]> {
+    if (chatIds.length === 0) return [];
+    const [docs, states] = await Promise.all([
+      this.jsonMGet<ChatDoc>(chatIds.map((id) => this.chatKey(instanceId, id))),
+      this.chatStates(instanceId, chatIds),
+    ]);
+    return docs.flatMap((chat, i) => (chat ? [{ chat, state: states[i] ?? null }] : []));
+  }
+
+  private async chatStates(instanceId: string, chatIds: string[]): Promise<(ChatState | null)[]> {
+    if (chatIds.length === 0) return [];
+    const p = this.redis.pipeline();
+    for (const id of chatIds) {
+      p.hmget(
+        this.chatStateKey(instanceId, id),
+        "lastMessageAt",
+        "timestamp",
+        "lastMessageId",
+        "lastMessage",
+        "unreadCount",
+        "markedUnread",
+      );
+    }
+    return ((await p.exec()) ?? []).map(([err, reply]) => {
+      if (err) throw err;
+      const [at, ts, id, last, unread, marked] = reply as (string | null)[];
+      if (at === null || at === undefined) return null;
+      return {
+        lastMessageAt: Number(at),
+        timestamp: Number(ts ?? 0),
+        lastMessageId: id ?? "",
+        lastMessage: last ? (JSON.parse(last) as LastMessageSummary) : null,
+        unreadCount: Number(unread ?? 0),
+        markedUnread: marked === "1",
+      };
+    });
   }
 
   private async chatViews(
     instance: Instance,
-    chats: ChatDoc[],
+    rows: { chat: ChatDoc; state: ChatState | null }[],
     merge: boolean,
   ): Promise<{ chat: ChatDoc; view: ChatView }[]> {
     const lastDocs = instance.settings.storage.messages
-      ? await this.jsonMGet<MessageDoc>(chats.map((c) => this.messageKey(instance.id, c.lastMessageId)))
-      : chats.map(() => null);
+      ? await this.jsonMGet<MessageDoc>(rows.map((r) => this.messageKey(instance.id, r.state?.lastMessageId || "none")))
+      : rows.map(() => null);
     const lastViews = await this.views(
       instance,
       lastDocs.filter((d): d is MessageDoc => d !== null),
@@ -1155,7 +1253,7 @@ export class ReadModel {
     let j = 0;
     const out: { chat: ChatDoc; view: ChatView }[] = [];
     const seen = new Set<string>();
-    for (const [i, chat] of chats.entries()) {
+    for (const [i, { chat, state }] of rows.entries()) {
       const last = lastDocs[i] ? lastViews[j++]! : null;
       // Merged: a chat still kept under a lid whose number is known now shows under the number.
       const id = merge ? ((await this.identity.rewrite(instance.id, chat.chatId)) ?? chat.chatId) : chat.chatId;
@@ -1170,10 +1268,10 @@ export class ReadModel {
           isGroup: chat.isGroup,
           // Spec 1 rule 7: a signed link that answers 404 while no picture is visible.
           picture: chat.picture ?? this.mediaLinks.avatar(instance.id, id),
-          timestamp: chat.timestamp,
-          unreadCount: chat.unreadCount,
-          markedUnread: chat.markedUnread,
-          lastMessage: last ?? chat.lastMessage ?? null,
+          timestamp: state?.timestamp ?? 0,
+          unreadCount: state?.unreadCount ?? 0,
+          markedUnread: state?.markedUnread ?? false,
+          lastMessage: last ?? state?.lastMessage ?? null,
         },
       });
     }
@@ -1184,8 +1282,8 @@ export class ReadModel {
   async getChat(instance: Instance, chatId: string): Promise<ChatView | null> {
     if (!instance.settings.storage.chats) return null;
     for (const id of await this.chatDocIds(instance.id, chatId)) {
-      const doc = await this.jsonGet<ChatDoc>(this.chatKey(instance.id, id));
-      if (doc && !doc.merged) return (await this.chatViews(instance, [doc], true))[0]?.view ?? null;
+      const [row] = await this.chatRows(instance.id, [id]);
+      if (row && !row.chat.merged) return (await this.chatViews(instance, [row], true))[0]?.view ?? null;
     }
     return null;
   }

@@ -4,7 +4,7 @@ import type { Redis } from "ioredis";
 import { type Entity, Repository, Schema } from "redis-om";
 import { newEventId } from "./events.ts";
 import { randomBase32 } from "./ids.ts";
-import type { Keys } from "./keys.ts";
+import { invalidationMessage, type Keys } from "./keys.ts";
 import type { OmClient } from "./redis.ts";
 import type { Sealer } from "./sealed.ts";
 import { TurnBatcher } from "./turn-batch.ts";
@@ -424,7 +424,7 @@ export class WebhookStore {
   }
 
   private invalidate(instanceId: string) {
-    return this.redis.publish(this.k.invalidations, `webhooks:${instanceId}`);
+    return this.redis.publish(this.k.invalidations, invalidationMessage("webhooks", instanceId));
   }
 
   private async withInstanceLock<T>(instanceId: string, fn: () => Promise<T>): Promise<T> {

@@ -9,7 +9,7 @@ import {
   type QueueStatus,
   type SendRequest,
 } from "@gw/contracts";
-import type { Keys } from "@gw/platform";
+import { invalidationMessage, type Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
 
 /**
@@ -231,11 +231,23 @@ export class QueueStore {
     };
   }
 
-  /** Only sent fields change; a pair that ends with delayMin > delayMax is refused by the caller. */
+  /** The mode alone (every send without `X-Queue` asks it, through SendQueue's cache). */
+  async mode(instanceId: string): Promise<QueueSettings["mode"]> {
+    const raw = await this.redis.hget(this.keysOf(instanceId).settings, "mode");
+    return raw === "queue" ? "queue" : raw === "direct" ? "direct" : DEFAULT_QUEUE_SETTINGS.mode;
+  }
+
+  /**
+   * Only sent fields change; a pair that ends with delayMin > delayMax is refused by the caller.
+   * Replicas that cache the mode are told.
+   */
   async updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
     const fields: (string | number)[] = [];
     for (const [k, v] of Object.entries(patch)) if (v !== undefined) fields.push(k, v);
-    if (fields.length) await this.redis.hset(this.keysOf(instanceId).settings, ...fields);
+    if (fields.length) {
+      await this.redis.hset(this.keysOf(instanceId).settings, ...fields);
+      await this.redis.publish(this.k.invalidations, invalidationMessage("queue", instanceId));
+    }
     return this.settings(instanceId);
   }
 

@@ -17,7 +17,6 @@ export const QUEUE_WORKFLOW = "instanceQueue";
 export const WAKE_SIGNAL = "wake";
 export const CANCEL_ITEMS_SIGNAL = "cancelItems";
 export const queueWorkflowId = (instanceId: string) => `queue-${instanceId}`;
-const MODE_CACHE_MS = 1_000;
 
 /** `qm_` + a ULID-like 26 characters: time-ordered, unique. */
 export function newQueueId(now = Date.now()): string {
@@ -46,6 +45,8 @@ type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName" | "setting
 export class SendQueue {
   readonly store: QueueStore;
   private readonly modes = new Map<string, { mode: "direct" | "queue"; until: number }>();
+  /** Bumped by every invalidation: a read that started before one is not kept. */
+  private modesGeneration = 0;
 
   /** Told when a queue workflow could not be started (the reconciler will): for logs. */
   onStartFailure?: (instanceId: string, err: unknown) => void;
@@ -56,24 +57,37 @@ export class SendQueue {
     private readonly taskQueue: string,
   ) {
     this.store = new QueueStore(platform.redis, platform.keys);
+    platform.onInvalidation("queue", (instanceId) => this.forgetMode(instanceId));
   }
 
   /**
-   * The queue mode, read on every send without an `X-Queue` header: kept a second per replica
-   * (a PATCH on this replica applies at once, on others within that second).
+   * The queue mode, read on every send without an `X-Queue` header: kept per replica like the
+   * instance record (`INSTANCE_CACHE_MS`). A settings change publishes an invalidation that every
+   * replica applies at once; the TTL bounds staleness if one is missed while reconnecting.
    */
   async mode(instanceId: string): Promise<"direct" | "queue"> {
     const hit = this.modes.get(instanceId);
     if (hit && hit.until > Date.now()) return hit.mode;
-    const mode = (await this.store.settings(instanceId)).mode;
-    if (this.modes.size > 100_000) this.modes.clear();
-    this.modes.set(instanceId, { mode, until: Date.now() + MODE_CACHE_MS });
+    const generation = this.modesGeneration;
+    const mode = await this.store.mode(instanceId);
+    // A change announced while this read was on its way may be newer than what it read.
+    if (generation === this.modesGeneration) {
+      if (this.modes.size > 100_000) this.modes.clear();
+      this.modes.set(instanceId, { mode, until: Date.now() + this.platform.config.INSTANCE_CACHE_MS });
+    }
     return mode;
   }
 
   async updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
-    this.modes.delete(instanceId);
-    return this.store.updateSettings(instanceId, patch);
+    const settings = await this.store.updateSettings(instanceId, patch);
+    this.forgetMode(instanceId);
+    return settings;
+  }
+
+  private forgetMode(instanceId: string | null): void {
+    this.modesGeneration++;
+    if (instanceId) this.modes.delete(instanceId);
+    else this.modes.clear();
   }
 
   async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {

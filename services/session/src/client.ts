@@ -12,6 +12,7 @@ import {
   readFrames,
 } from "./channel.ts";
 import type { SessionApi } from "./manager.ts";
+import { NotHeldHere } from "./not-held.ts";
 
 export const INTERNAL_SECRET_HEADER = "x-internal-secret";
 
@@ -49,8 +50,9 @@ export function createSessionClient(url: string, secret: string): SessionApi {
       (json.length <= CHANNEL_MAX_INPUT && !BULKY_ANSWERS.has(op) && channel.usable()
         ? await channel.call(op, json)
         : null) ?? (await overHttp(op, json));
-    const body = answer.body as { result?: T; api?: RemoteError };
+    const body = answer.body as { result?: T } & Partial<RpcErrorBody>;
     if (answer.status === 200) return body.result as T;
+    if (body.notHeld) throw new NotHeldHere();
     const api = body.api;
     if (api && api.code in ERROR_STATUS) {
       throw new ApiError(api.code as ErrorCode, api.message, api.details, api.retryAfter);
@@ -196,3 +198,5 @@ class Channel {
 }
 
 type RemoteError = { code: string; message: string; details?: Record<string, string>; retryAfter?: number };
+/** A failed call's answer: the public error, and whether the pod does not hold the instance ({@link NotHeldHere}). */
+export type RpcErrorBody = { api: RemoteError; notHeld?: true };

@@ -2,16 +2,52 @@ import { ApiError } from "@gw/contracts";
 import type { Config, Platform } from "@gw/platform";
 import { createSessionClient } from "./client.ts";
 import type { SessionApi, SessionManager } from "./manager.ts";
+import { NotHeldHere } from "./not-held.ts";
 
 const POD_URL_CACHE_MS = 5_000;
 
+/** Every operation of {@link SessionApi}; each takes the instance id first. */
+const OPERATIONS = [
+  "stop",
+  "restart",
+  "logout",
+  "qr",
+  "pairingCode",
+  "passkeyChallenge",
+  "submitPasskey",
+  "passkeyConfirmation",
+  "confirmPasskey",
+  "account",
+  "capping",
+  "timelock",
+  "send",
+  "checkExists",
+  "markRead",
+  "presence",
+  "picture",
+  "downloadMedia",
+] as const satisfies readonly (keyof SessionApi)[];
+type Operation = (instanceId: string, ...rest: unknown[]) => Promise<unknown>;
+// Every operation is listed: an operation added to SessionApi and not here fails to compile.
+const everyOperation: Exclude<keyof SessionApi, (typeof OPERATIONS)[number]> extends never ? true : never = true;
+void everyOperation;
+
 /**
  * Finds the session pod that owns an instance (its lease) and gives its operations: the local
- * manager when this process holds the lease, else that pod's internal tRPC client.
+ * manager when this process holds the lease, else that pod's internal client.
+ *
+ * `owner()` — the path of every send — keeps what it found for a lease period (`LEASE_TTL_MS`)
+ * instead of reading the lease on every call. A stale answer cannot do harm: a pod asked about
+ * an instance it no longer holds refuses before doing anything ({@link NotHeldHere}), and the
+ * call is made once more on a fresh lookup; a call that finds its pod gone forgets the owner
+ * (the next call looks it up again).
  */
 export class SessionDirectory {
   private readonly clients = new Map<string, SessionApi>();
   private readonly urls = new Map<string, { url: string; until: number }>();
+  private readonly owners = new Map<string, { api: SessionApi; until: number }>();
+  /** Each owner's API wrapped once (see {@link routed}). */
+  private readonly wrapped = new WeakMap<SessionApi, SessionApi>();
 
   constructor(
     private readonly platform: Platform,
@@ -19,7 +55,7 @@ export class SessionDirectory {
     private readonly local?: SessionManager,
   ) {}
 
-  /** The owner's API, or null when no pod holds the instance right now. */
+  /** The owner's API as the lease says right now, or null when no pod holds the instance. */
   async ownerIfAny(instanceId: string): Promise<SessionApi | null> {
     const owner = await this.platform.leases.owner(instanceId);
     if (!owner) return null;
@@ -49,12 +85,26 @@ export class SessionDirectory {
     return url;
   }
 
-  /** Waits briefly for an owner (a pod may be taking the instance over), then 503. */
+  /**
+   * The owner's API (known from a recent call, else looked up), waiting briefly for one (a pod
+   * may be taking the instance over), then 503.
+   */
   async owner(instanceId: string): Promise<SessionApi> {
+    const hit = this.owners.get(instanceId);
+    if (hit && hit.until > Date.now()) return this.routed(hit.api);
+    return this.routed(await this.lookUp(instanceId));
+  }
+
+  /** A fresh lookup, remembered for a lease period. */
+  private async lookUp(instanceId: string): Promise<SessionApi> {
     const until = Date.now() + this.config.OWNER_WAIT_MS;
     for (;;) {
       const api = await this.ownerIfAny(instanceId);
-      if (api) return api;
+      if (api) {
+        if (this.owners.size > 100_000) this.owners.clear();
+        this.owners.set(instanceId, { api, until: Date.now() + this.config.LEASE_TTL_MS });
+        return api;
+      }
       if (Date.now() >= until) {
         throw new ApiError(
           "network_unavailable",
@@ -65,6 +115,34 @@ export class SessionDirectory {
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+  }
+
+  /**
+   * `api` with every operation made once more on a fresh lookup when its pod does not hold the
+   * instance (nothing was done: safe to repeat); a pod that cannot be reached is forgotten.
+   */
+  private routed(api: SessionApi): SessionApi {
+    let routed = this.wrapped.get(api);
+    if (routed) return routed;
+    const ops = api as unknown as Record<string, Operation>;
+    const out: Record<string, Operation> = {};
+    for (const op of OPERATIONS) {
+      out[op] = (instanceId, ...rest) =>
+        ops[op]!.call(api, instanceId, ...rest).catch(async (err: unknown) => {
+          if (err instanceof NotHeldHere) {
+            this.owners.delete(instanceId);
+            const fresh = (await this.lookUp(instanceId)) as unknown as Record<string, Operation>;
+            return fresh[op]!.call(fresh, instanceId, ...rest);
+          }
+          if (err instanceof ApiError && (err.code === "network_unavailable" || err.code === "network_timeout")) {
+            this.owners.delete(instanceId);
+          }
+          throw err;
+        });
+    }
+    routed = out as unknown as SessionApi;
+    this.wrapped.set(api, routed);
+    return routed;
   }
 
   /** Asks session pods to reconcile now (after start/stop) instead of at their next tick. */

@@ -30,6 +30,7 @@ import {
 } from "@gw/platform";
 import { inboundPayload } from "./events/inbound.ts";
 import { sentEvent } from "./events/sent.ts";
+import { NotHeldHere } from "./not-held.ts";
 import type { Picture, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
 interface Held {
@@ -74,11 +75,6 @@ export interface SessionApi {
   downloadMedia(instanceId: string, networkId: string): Promise<Picture | null>;
 }
 
-/** How long a message sent here is remembered for the network's "sent" ack of it (simnet: one ack step later). */
-const SENT_HERE_MS = 5 * 60_000;
-/** At most this many remembered (Baileys never reports "sent": its entries only age out). */
-const SENT_HERE_MAX = 20_000;
-
 /**
  * A session pod's owner of connections. Every tick (a third of the lease TTL) it heartbeats,
  * renews its leases in one script — dropping at once any connection whose lease it lost — and
@@ -88,14 +84,6 @@ const SENT_HERE_MAX = 20_000;
  */
 export class SessionManager implements SessionApi {
   private readonly held = new Map<string, Held>();
-  /**
-   * Messages sent through the API by this pod (`instanceId\0networkId` → when), in sending order.
-   * Their `sent` ack is announced with the send (the network's answer is the server's acceptance;
-   * Baileys never reports it, simnet reports it one ack step later): the network's own `sent`
-   * report of them is dropped, which spares a frame's worth of Redis work per send. A pod that
-   * restarted in between announces it twice (events are at least once).
-   */
-  private readonly sentHere = new Map<string, number>();
   /** Instances being let go of right now: a reconcile must not take them back meanwhile. */
   private readonly releasing = new Set<string>();
   private readonly sealer: Sealer;
@@ -272,11 +260,13 @@ export class SessionManager implements SessionApi {
     const store = this.platform.instances;
     switch (event.type) {
       case "status":
-        await this.writeStatus(instanceId, held, event.status, event.reason ?? null);
         if (event.status === "FAILED" || (event.status === "STOPPED" && event.reason)) {
-          // The provider gave up: the instance no longer runs until started again.
+          // The provider gave up: the instance no longer runs until started again. Out of the
+          // running set before the status says so, so whoever reads the final status never
+          // sees the instance still running.
           await this.platform.redis.srem(this.platform.keys.running, instanceId);
         }
+        await this.writeStatus(instanceId, held, event.status, event.reason ?? null);
         return;
       case "account":
         await store.setConnection(instanceId, held.epoch, {
@@ -289,8 +279,6 @@ export class SessionManager implements SessionApi {
       case "message":
         return this.onMessage(instanceId, event.message);
       case "ack": {
-        // Announced with the send itself (see `send`).
-        if (event.status === "sent" && this.sentHere.delete(`${instanceId}\u0000${event.id}`)) return;
         const instance = await this.platform.instanceCache.get(instanceId);
         if (!instance) return;
         // Acks may name the chat by lid: shown by number when known (spec 1 rule 3).
@@ -415,7 +403,7 @@ export class SessionManager implements SessionApi {
 
   private need(instanceId: string): Held {
     const held = this.held.get(instanceId);
-    if (!held) throw new ApiError("network_unavailable", "A instância mudou de servidor; tente de novo.", undefined, 1);
+    if (!held) throw new NotHeldHere();
     return held;
   }
 
@@ -506,11 +494,10 @@ export class SessionManager implements SessionApi {
       }
     }
     const raw = await held.session.send(chatId, content, options);
-    this.rememberSent(instanceId, raw.id);
     // Spec 1 rule 3: a lid whose number is known is shown as the number (the lid in chatLid).
     const sentTo = raw.chatId || chatId;
     const shown = (await identity.rewrite(instanceId, sentTo)) ?? sentTo;
-    const result: SendResult = { ...raw, chatId: shown };
+    const result: SendResult = { id: raw.id, chatId: shown, timestamp: raw.timestamp };
     const instance = await this.platform.instanceCache.get(instanceId);
     if (instance) {
       const chatLid = sentTo.endsWith("@lid")
@@ -546,7 +533,8 @@ export class SessionManager implements SessionApi {
             })
           : null,
         // The network accepting the send is its `sent` ack: announced here, with the message, in
-        // the same write (the network's own report of it, if any, is dropped: see `sentHere`).
+        // the same write. Neither network reports it to the device that sent (simnet answers the
+        // send instead, as the real network does; the Baileys provider drops a `sender` receipt).
         this.platform.events.publish(instance, "message.ack", {
           id: formatMessageId({ fromMe: true, chatId: shown, id: result.id }),
           chatId: shown,
@@ -556,16 +544,6 @@ export class SessionManager implements SessionApi {
       ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
     }
     return result;
-  }
-
-  /** Notes a message sent here (see {@link sentHere}); forgets what is older than a few minutes. */
-  private rememberSent(instanceId: string, networkId: string): void {
-    const now = Date.now();
-    for (const [key, at] of this.sentHere) {
-      if (at > now - SENT_HERE_MS && this.sentHere.size < SENT_HERE_MAX) break;
-      this.sentHere.delete(key);
-    }
-    this.sentHere.set(`${instanceId}\u0000${networkId}`, now);
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {

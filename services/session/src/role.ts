@@ -14,8 +14,9 @@ import {
   FrameWriter,
   readFrames,
 } from "./channel.ts";
-import { INTERNAL_SECRET_HEADER } from "./client.ts";
+import { INTERNAL_SECRET_HEADER, type RpcErrorBody } from "./client.ts";
 import { SessionManager } from "./manager.ts";
+import { NotHeldHere } from "./not-held.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
 import type { ProviderFactory } from "./providers/contract.ts";
 import { createSimProvider } from "./providers/sim.ts";
@@ -64,10 +65,11 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
         log.error({ err, op }, "session rpc failed");
         return { status: 500, body: { api: { code: "internal_error", message: "Erro interno." } } };
       }
-      return {
-        status: api.status,
-        body: { api: { code: api.code, message: api.message, details: api.details, retryAfter: api.retryAfter } },
+      const body: RpcErrorBody = {
+        api: { code: api.code, message: api.message, details: api.details, retryAfter: api.retryAfter },
       };
+      if (api instanceof NotHeldHere) body.notHeld = true;
+      return { status: api.status, body };
     }
   };
   app.post("/rpc/:op", async (req, reply) => {

@@ -45,7 +45,8 @@ describe("routing between instances", () => {
       timestamp: sent.timestamp,
       message: { type: "text", text: "oi" },
     });
-    expect(await acks(a.client, sent.id, 2)).toEqual(["sent", "delivered"]);
+    // The answer to `send` was the server's acceptance (`sent`): the device gets no ack frame for it.
+    expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
 
     const reply = await b.client.request<SendResult>("send", {
       to: got.chatId,
@@ -72,8 +73,10 @@ describe("routing between instances", () => {
       origin: "device",
       from: { phone: A },
     });
-    // Both devices of the sender get the acks.
+    // The other device gets every ack; the sending one (its answer was the acceptance) from delivered on.
     expect(await acks(a2.client, sent.id, 2)).toEqual(["sent", "delivered"]);
+    expect(await acks(a1.client, sent.id, 1)).toEqual(["delivered"]);
+    expect(a1.client.take("ack")).toEqual([]);
     expect(a1.client.take("message")).toEqual([]);
   });
 
@@ -97,7 +100,6 @@ describe("routing between instances", () => {
     const b = await pair(B, "ib");
     await b.client.close();
     const sent = await a.client.request<SendResult>("send", { to: B, message: text("while away") });
-    expect(await acks(a.client, sent.id, 1)).toEqual(["sent"]);
     await sleep(STEP * 4);
     expect(a.client.take("ack")).toEqual([]);
     const inbox = await net.control.get<{ messages: { id: string; status: string; delivered: boolean }[] }>(
@@ -121,8 +123,8 @@ describe("routing between instances", () => {
     const seen = a.client.received.flatMap((f) => (f.type === "ack" ? [f.status] : []));
     const back = await connect({ instanceId: "ia", creds: a.creds });
     await back.next("open");
-    const rest = await acks(back, sent.id, 3 - seen.length);
-    expect([...seen, ...rest]).toEqual(["sent", "delivered", "read"]);
+    const rest = await acks(back, sent.id, 2 - seen.length);
+    expect([...seen, ...rest]).toEqual(["delivered", "read"]);
     expect(back.received.map((f) => f.type)).toEqual(["open", ...rest.map(() => "ack")]);
   });
 
@@ -146,15 +148,18 @@ describe("acks", () => {
     const a = await pair(A, "ia");
     await net.control.post("/simnet/phones", { phone: B });
     const sent = await a.client.request<SendResult>("send", { to: B, message: text("leia") });
+    const accepted = await net.control.get<{ messages: { status: string; acks: { status: string }[] }[] }>(
+      `/simnet/phones/${A}/sent`,
+    );
+    expect(accepted.body.messages[0]).toMatchObject({ status: "sent", acks: [{ status: "sent" }] });
     const first = await a.client.next("ack", (f) => f.id === sent.id);
     expect(first).toEqual({
       type: "ack",
       id: sent.id,
       chatId: `${B}@c.us`,
-      status: "sent",
+      status: "delivered",
       timestamp: expect.any(Number),
     });
-    expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
     await sleep(STEP * 3);
     expect(a.client.take("ack")).toEqual([]); // no autoRead: stays delivered
     expect((await net.control.post(`/simnet/phones/${B}/read`)).body).toEqual({ read: 1 });
@@ -174,9 +179,9 @@ describe("acks", () => {
       to: B,
       message: { type: "voice", media: { data: "T2dnUw==", mimetype: "audio/ogg; codecs=opus" }, seconds: 3 },
     });
-    expect(await acks(a.client, voice.id, 4)).toEqual(["sent", "delivered", "read", "played"]);
+    expect(await acks(a.client, voice.id, 3)).toEqual(["delivered", "read", "played"]);
     const plain = await a.client.request<SendResult>("send", { to: B, message: text("auto") });
-    expect(await acks(a.client, plain.id, 3)).toEqual(["sent", "delivered", "read"]);
+    expect(await acks(a.client, plain.id, 2)).toEqual(["delivered", "read"]);
     await sleep(STEP * 3);
     expect(a.client.take("ack").filter((f) => f.id === plain.id)).toEqual([]);
   });
@@ -188,7 +193,7 @@ describe("acks", () => {
       to: B,
       message: { type: "voice", media: { data: "T2dnUw==", mimetype: "audio/ogg" } },
     });
-    expect(await acks(a.client, voice.id, 2)).toEqual(["sent", "delivered"]);
+    expect(await acks(a.client, voice.id, 1)).toEqual(["delivered"]);
     await net.control.post(`/simnet/phones/${B}/read`, { ids: [voice.id], played: false });
     expect(await acks(a.client, voice.id, 1)).toEqual(["read"]);
     await net.control.post(`/simnet/phones/${B}/read`, { ids: [voice.id] });
@@ -200,7 +205,7 @@ describe("acks", () => {
     const b = await pair(B, "ib");
     const sent = await a.client.request<SendResult>("send", { to: B, message: text("veja") });
     await b.client.next("message");
-    expect(await acks(a.client, sent.id, 2)).toEqual(["sent", "delivered"]);
+    expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
     expect(await b.client.request("read", { ids: [sent.id] })).toEqual({ read: 1 });
     expect(await acks(a.client, sent.id, 1)).toEqual(["read"]);
     expect(await b.client.request("read", { ids: [sent.id, "unknown"] })).toEqual({ read: 0 });
@@ -292,7 +297,7 @@ describe("groups", () => {
     });
     const inboxC = await net.control.get<{ messages: { id: string; chatId: string }[] }>(`/simnet/phones/${C}/inbox`);
     expect(inboxC.body.messages).toEqual([expect.objectContaining({ id: sent.id, chatId: gid, isGroup: true })]);
-    expect(await acks(a.client, sent.id, 2)).toEqual(["sent", "delivered"]);
+    expect(await acks(a.client, sent.id, 1)).toEqual(["delivered"]);
     // Read only once every participant read.
     await net.control.post(`/simnet/phones/${C}/read`);
     await sleep(STEP * 3);
@@ -375,7 +380,7 @@ describe("privacy ids", () => {
     });
     const reply = await a.client.request<SendResult>("send", { to: lid, message: text("resposta") });
     expect(reply.chatId).toBe(lid);
-    expect(await acks(a.client, reply.id, 1)).toEqual(["sent"]);
+    expect(await acks(a.client, reply.id, 1)).toEqual(["delivered"]);
     const inbox = await net.control.get<{ messages: { id: string }[] }>(`/simnet/phones/${C}/inbox`);
     expect(inbox.body.messages.map((m) => m.id)).toEqual([reply.id]);
 

@@ -4,6 +4,7 @@ import { SimnetError } from "./errors.ts";
 import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
 import {
   ACK_STATUSES,
+  type AckStatus,
   type GroupMetadata,
   type MessageContent,
   type MessageFrame,
@@ -90,22 +91,30 @@ function targetLevel(msg: StoredMessage): number {
   return msg.content.type === "voice" ? min : Math.min(min, LEVEL.read);
 }
 
+/**
+ * The sender's devices learn that `msg` reached `status`, except `skip` (the device that sent
+ * it: the answer to its `send` already was the server's acceptance, `sent`).
+ */
+function announce(state: SimnetState, msg: StoredMessage, status: AckStatus, skip?: Device): void {
+  const timestamp = nowSeconds();
+  msg.acks.push({ status, timestamp, at: Date.now() });
+  const sender = state.accounts.get(msg.senderPhone);
+  if (!sender) return;
+  for (const id of sender.devices) {
+    const device = state.devices.get(id);
+    if (device && device !== skip) {
+      state.deliverToDevice(device, { type: "ack", id: msg.id, chatId: msg.chatId, status, timestamp });
+    }
+  }
+}
+
 /** Emits the next ack, one step per `ackDelayMs`, until the sender has seen the target status. */
 function pump(state: SimnetState, msg: StoredMessage): void {
   if (msg.timer || msg.level >= targetLevel(msg)) return;
   msg.timer = state.later(state.opts.ackDelayMs, () => {
     msg.timer = null;
     msg.level++;
-    const status = ACK_STATUSES[msg.level] ?? "sent";
-    const timestamp = nowSeconds();
-    msg.acks.push({ status, timestamp, at: Date.now() });
-    const sender = state.accounts.get(msg.senderPhone);
-    if (sender) {
-      for (const id of sender.devices) {
-        const device = state.devices.get(id);
-        if (device) state.deliverToDevice(device, { type: "ack", id: msg.id, chatId: msg.chatId, status, timestamp });
-      }
-    }
+    announce(state, msg, ACK_STATUSES[msg.level] ?? "sent");
     pump(state, msg);
   });
 }
@@ -243,7 +252,9 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
     ...(args.mentions ? { mentions: args.mentions } : {}),
     ...(args.forwarded ? { forwarded: true } : {}),
     receipts: new Map(),
-    level: -1,
+    // Accepted by the server: `sent` from the start (as on the real network, where the server's
+    // ack answers the send itself).
+    level: LEVEL.sent,
     acks: [],
     timer: null,
   };
@@ -274,12 +285,14 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
         state.deliverToDevice(device, frameFor(state, msg, r, false), () => markDelivered(state, msg, r.phone));
     }
   }
-  // The sender's other linked devices see what it sent (fromMe).
+  // The sender's other linked devices see what it sent (fromMe), then its `sent`; the device that
+  // sent it has its answer instead.
+  const own = origin.kind === "device" ? origin.device : undefined;
   for (const id of sender.devices) {
     const device = state.devices.get(id);
-    if (!device || (origin.kind === "device" && origin.device === device)) continue;
-    state.deliverToDevice(device, frameFor(state, msg, sender, true));
+    if (device && device !== own) state.deliverToDevice(device, frameFor(state, msg, sender, true));
   }
+  announce(state, msg, "sent", own);
   pump(state, msg);
   return { id: msg.id, timestamp: msg.timestamp, chatId: msg.chatId };
 }
@@ -376,7 +389,7 @@ export function sentView(msg: StoredMessage) {
     instanceId: msg.instanceId,
     timestamp: msg.timestamp,
     at: msg.at,
-    status: msg.level >= 0 ? ACK_STATUSES[msg.level] : "pending",
+    status: ACK_STATUSES[msg.level] ?? "sent",
     acks: msg.acks,
     receipts: Object.fromEntries(
       [...msg.receipts].map(([phone, r]) => [phone, ACK_STATUSES[receiptLevel(r)] ?? "sent"]),

@@ -71,7 +71,10 @@ function openOp<S extends z.ZodType>(schema: S, run: (ctx: OpenContext, args: z.
       const device = ctx.conn.deviceId ? ctx.state.devices.get(ctx.conn.deviceId) : undefined;
       const acc = device ? ctx.state.accounts.get(device.phone) : undefined;
       if (!device || !acc) throw new SimnetError("not_open", "this connection has no device");
-      return run({ ...ctx, acc, device, origin: { kind: "device", device } }, parseArgs(schema, raw));
+      return run(
+        { state: ctx.state, conn: ctx.conn, acc, device, origin: { kind: "device", device } },
+        parseArgs(schema, raw),
+      );
     },
   };
 }

@@ -63,7 +63,9 @@ export class Dispatcher {
         if (!err.message.includes("BUSYGROUP")) throw err;
       });
     }
-    this.platform.webhookInvalidations((instanceId) => this.targets.delete(instanceId));
+    this.platform.onInvalidation("webhooks", (instanceId) =>
+      instanceId ? this.targets.delete(instanceId) : this.targets.clear(),
+    );
     this.running = true;
     this.loops = [this.readLoop(), this.claimLoop()];
   }

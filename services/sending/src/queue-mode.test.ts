@@ -1,0 +1,51 @@
+// The queue mode is read on every send without X-Queue, from a per-replica cache: a settings
+// change on one replica reaches the others through the invalidation channel, long before the
+// cache's TTL. Two platforms on one real Redis stand for two gateway replicas.
+import { createPlatform, loadConfig, type Platform } from "@gw/platform";
+import type { Client } from "@temporalio/client";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { testEnv } from "../../../test/support/gateway.ts";
+import { SendQueue } from "./queue.ts";
+
+const noTemporal = async (): Promise<Client> => {
+  throw new Error("not needed here");
+};
+
+let a: Platform;
+let b: Platform;
+beforeAll(async () => {
+  // A TTL far longer than the test: only the invalidation can make a replica see the change.
+  const env = testEnv({ INSTANCE_CACHE_MS: "600000" });
+  a = await createPlatform(loadConfig(env));
+  b = await createPlatform(loadConfig(env));
+});
+afterAll(async () => {
+  await a?.close();
+  await b?.close();
+});
+
+async function until(check: () => Promise<boolean>, what: string) {
+  const deadline = Date.now() + 5_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+it("a mode changed on one replica applies on another at once, not after the cache's TTL", async () => {
+  const qa = new SendQueue(a, noTemporal, "unused");
+  const qb = new SendQueue(b, noTemporal, "unused");
+  const id = `i${Math.random().toString(36).slice(2).padEnd(24, "0").slice(0, 24)}`;
+  expect(await qa.mode(id)).toBe("direct");
+  expect(await qb.mode(id)).toBe("direct"); // cached on b from now on
+
+  await qa.updateSettings(id, { mode: "queue" });
+  expect(await qa.mode(id)).toBe("queue"); // the replica that changed it: at once
+  await until(async () => (await qb.mode(id)) === "queue", "replica b sees mode queue");
+
+  await qb.updateSettings(id, { mode: "direct" });
+  await until(async () => (await qa.mode(id)) === "direct", "replica a sees mode direct again");
+  // Other settings leave the mode alone.
+  await qa.updateSettings(id, { delayMin: 2 });
+  expect(await qb.mode(id)).toBe("direct");
+});
