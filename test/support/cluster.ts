@@ -117,11 +117,17 @@ export async function startCluster(
       (path, init = {}) =>
         request(path, { ...init, headers: { ...init.headers, "x-instance-token": token } }),
     async waitForStatus(id, status, timeoutMs = 10_000) {
+      // A status is stored just before its session.status event is published: both are waited
+      // for, so that a test reading the events next finds this one.
+      const announced = async () => {
+        const last = (await cluster.events(id, "session.status")).at(-1);
+        return !last || last.payload.status === status;
+      };
       const until = Date.now() + timeoutMs;
       let last = "";
       while (Date.now() < until) {
         last = await readStatus(id);
-        if (last === status) return;
+        if (last === status && (await announced())) return;
         await new Promise((r) => setTimeout(r, 50));
       }
       throw new Error(`instance ${id} stayed ${last}, expected ${status}`);
