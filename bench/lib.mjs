@@ -435,7 +435,7 @@ export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
     ? spawnService({
         name: "gateway",
         command: process.execPath,
-        args: [...nodeArgs, "--import", process.env.XX_LOADER ?? "tsx", entry],
+        args: [...nodeArgs, "--import", "tsx", entry],
         env: gwEnv,
         logFile,
       })

@@ -221,7 +221,7 @@ export default async function sendBench() {
       spawnService({
         name,
         command: process.execPath,
-        args: [...nodeArgs, "--import", process.env.XX_LOADER ?? "tsx", ENTRY],
+        args: [...nodeArgs, "--import", "tsx", ENTRY],
         env: { ...gw.env, ...env },
         logFile: join(logDir, `${name}.log`),
       });
