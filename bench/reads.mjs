@@ -34,6 +34,7 @@ import {
   stackRedisPid,
   startGateway,
   summaryTable,
+  until,
   warmAndMeasure,
 } from "./lib.mjs";
 import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
@@ -72,6 +73,7 @@ export default async function readsBench() {
   let code = 0;
   let redis;
   let om;
+  let restoreSave;
   try {
     // The gateway first: its platform creates the read model's indexes under its key prefix.
     const gw = await startGateway({
@@ -135,6 +137,16 @@ export default async function readsBench() {
       return store.docOf(payload, { networkId }, timestamp * 1000 + (i % 1000));
     };
 
+    // The local stack snapshots every minute after a change (`--save 60 1`): with a million
+    // messages loaded, a snapshot forks and keeps a core busy for ~20 s, in the middle of the
+    // measured reads. Paused for the run, restored afterwards.
+    const [, save] = await redis.config("GET", "save");
+    if (save) {
+      await redis.config("SET", "save", "");
+      restoreSave = () => redis.config("SET", "save", save);
+      log(`Redis snapshots (save "${save}") paused for the run`);
+    }
+
     // 1. Load
     const before = await usedMemory(redis);
     log(`loading ${int(total)} messages in pipelines of ${batch}, ${inflight} in flight`);
@@ -157,6 +169,15 @@ export default async function readsBench() {
     await Promise.all(Array.from({ length: inflight }, loader));
     const writeS = (Date.now() - t0) / 1000;
     await sleep(1_000);
+    // A snapshot started before the pause ends first.
+    await until(
+      async () => /rdb_bgsave_in_progress:0/.test(await redis.info("persistence")),
+      "a running snapshot to end",
+      {
+        timeoutMs: 300_000,
+        intervalMs: 1_000,
+      },
+    );
     const after = await usedMemory(redis);
     const perMessage = (after - before) / total;
     const sample = await redis.call("MEMORY", "USAGE", store.messageKey(instance.id, docOf(1).networkId));
@@ -215,6 +236,7 @@ export default async function readsBench() {
     code = 1;
   } finally {
     await om?.quit().catch(() => {});
+    await restoreSave?.().catch(() => {});
     redis?.disconnect();
     await runCleanups();
   }
