@@ -16,6 +16,7 @@ export * from "./messages.ts";
 export * from "./platform.ts";
 export * from "./read-model.ts";
 export * from "./redis.ts";
+export * from "./replica-cache.ts";
 export * from "./script-batch.ts";
 export * from "./sealed.ts";
 export * from "./secrets.ts";

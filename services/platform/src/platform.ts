@@ -7,7 +7,7 @@ import { IdentityMap } from "./identity.ts";
 import { dropIndexIfAny, ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
-import { type InvalidationKind, keys } from "./keys.ts";
+import { type InvalidationKind, invalidationMessage, keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
@@ -24,6 +24,19 @@ export async function createPlatform(config: Config) {
   const k = keys(config.KEY_PREFIX);
   const redis = createIoRedis(config.REDIS_URL, "gw-main");
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
+  /**
+   * Calls `fn(instanceId)` whenever what replicas cache of `kind` for an instance changes (any
+   * replica publishes it: {@link invalidationMessage}), and `fn(null)` after the subscription
+   * reconnects (some may have been missed: forget everything).
+   */
+  const onInvalidation = (kind: InvalidationKind, fn: (instanceId: string | null) => void): void => {
+    const prefix = invalidationMessage(kind, "");
+    subscriber.on("message", (_channel: string, message: string) => {
+      if (message.startsWith(prefix)) fn(message.slice(prefix.length));
+    });
+    subscriber.on("ready", () => fn(null));
+  };
+  await subscriber.subscribe(k.invalidations);
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
   const webhooks = new WebhookStore(redis, om, k, new Sealer(config.WEBHOOK_SECRET_KEY));
@@ -35,7 +48,7 @@ export async function createPlatform(config: Config) {
     simProviderEnabled: config.ENABLE_SIM_PROVIDER,
   });
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
-  await instanceCache.listen(subscriber, k);
+  onInvalidation("instance", (id) => instanceCache.forget(id));
   // The request path's own connection: one script call per event-loop turn (auth.ts batches), no auto-pipelining.
   const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
   const authorizer = new RequestAuthorizer(authRedis, k, {
@@ -44,23 +57,11 @@ export async function createPlatform(config: Config) {
   });
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
-  /**
-   * Calls `fn(instanceId)` whenever what replicas cache of `kind` for an instance changes (any
-   * replica publishes it: {@link invalidationMessage}), and `fn(null)` after the subscription
-   * reconnects (some may have been missed: forget everything).
-   */
-  const onInvalidation = (kind: InvalidationKind, fn: (instanceId: string | null) => void): void => {
-    const prefix = `${kind}:`;
-    subscriber.on("message", (_channel: string, message: string) => {
-      if (message.startsWith(prefix)) fn(message.slice(prefix.length));
-    });
-    subscriber.on("ready", () => fn(null));
-  };
   const subscriptions = new WebhookSubscriptions(
     (instanceId) => webhooks.subscribedKinds(instanceId),
     config.INSTANCE_CACHE_MS,
   );
-  onInvalidation("webhooks", (instanceId) => subscriptions.forget(instanceId ?? undefined));
+  onInvalidation("webhooks", (instanceId) => subscriptions.forget(instanceId));
   // The small writes of a turn (events, kept messages, the read model) leave in one script call.
   const batch = new ScriptBatch(redis);
   const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>

@@ -1,3 +1,5 @@
+import { ReplicaCache } from "./replica-cache.ts";
+
 /** Kinds that go to the dispatcher whatever the webhooks: the worker watches them (a number back online wakes its queue). */
 const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
 
@@ -15,26 +17,25 @@ const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
  * same window the dispatcher's cache has.
  */
 export class WebhookSubscriptions {
-  private readonly entries = new Map<string, { kinds: ReadonlySet<string>; until: number }>();
+  private readonly cache: ReplicaCache<ReadonlySet<string>>;
+  /** Lookups under way: the events of a burst wait for one load, not one each. */
   private readonly loading = new Map<string, Promise<ReadonlySet<string>>>();
-  private readonly maxEntries = 50_000;
-  /** Bumped by every invalidation: a load that started before one must not be cached. */
-  private generation = 0;
 
   constructor(
     /** The `events` lists of the instance's active webhooks. */
     private readonly load: (instanceId: string) => Promise<string[][]>,
-    private readonly ttlMs: number,
-  ) {}
+    ttlMs: number,
+  ) {
+    this.cache = new ReplicaCache(ttlMs);
+  }
 
   /**
-   * Forgets what it knows of one instance (its webhooks changed), or of all (the invalidations'
-   * subscription reconnected and may have missed some). A load already running is not kept.
+   * Forgets what it knows of one instance (its webhooks changed), or of all (`null`: the
+   * invalidations' subscription reconnected and may have missed some). A load already running is
+   * not kept.
    */
-  forget(instanceId?: string): void {
-    this.generation++;
-    if (instanceId) this.entries.delete(instanceId);
-    else this.entries.clear();
+  forget(instanceId: string | null): void {
+    this.cache.forget(instanceId);
   }
 
   /**
@@ -43,8 +44,8 @@ export class WebhookSubscriptions {
    */
   wants(instanceId: string, kind: string): boolean | Promise<boolean> {
     if (ALWAYS_DISPATCHED.has(kind)) return true;
-    const hit = this.entries.get(instanceId);
-    if (hit && hit.until > Date.now()) return matches(hit.kinds, kind);
+    const hit = this.cache.peek(instanceId);
+    if (hit) return matches(hit, kind);
     return this.kindsOf(instanceId).then(
       (kinds) => matches(kinds, kind),
       () => true,
@@ -54,16 +55,8 @@ export class WebhookSubscriptions {
   private kindsOf(instanceId: string): Promise<ReadonlySet<string>> {
     const pending = this.loading.get(instanceId);
     if (pending) return pending;
-    const generation = this.generation;
-    const p = this.load(instanceId)
-      .then((lists) => {
-        const kinds = new Set(lists.flat());
-        if (generation === this.generation && this.ttlMs > 0) {
-          if (this.entries.size >= this.maxEntries) this.entries.clear();
-          this.entries.set(instanceId, { kinds, until: Date.now() + this.ttlMs });
-        }
-        return kinds;
-      })
+    const p = this.cache
+      .get(instanceId, async () => new Set((await this.load(instanceId)).flat()))
       .finally(() => this.loading.delete(instanceId));
     this.loading.set(instanceId, p);
     return p;

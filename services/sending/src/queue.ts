@@ -7,7 +7,7 @@ import {
   type QueueSettingsPatch,
   type SendRequest,
 } from "@gw/contracts";
-import { type Platform, randomBase32 } from "@gw/platform";
+import { type Platform, ReplicaCache, randomBase32 } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { textLengthOf } from "./compose.ts";
 import { publicItem, QueueStore, type StoredQueueItem } from "./queue-store.ts";
@@ -44,9 +44,7 @@ type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName" | "setting
  */
 export class SendQueue {
   readonly store: QueueStore;
-  private readonly modes = new Map<string, { mode: "direct" | "queue"; until: number }>();
-  /** Bumped by every invalidation: a read that started before one is not kept. */
-  private modesGeneration = 0;
+  private readonly modes: ReplicaCache<"direct" | "queue">;
 
   /** Told when a queue workflow could not be started (the reconciler will): for logs. */
   onStartFailure?: (instanceId: string, err: unknown) => void;
@@ -57,7 +55,8 @@ export class SendQueue {
     private readonly taskQueue: string,
   ) {
     this.store = new QueueStore(platform.redis, platform.keys);
-    platform.onInvalidation("queue", (instanceId) => this.forgetMode(instanceId));
+    this.modes = new ReplicaCache(platform.config.INSTANCE_CACHE_MS);
+    platform.onInvalidation("queue", (instanceId) => this.modes.forget(instanceId));
   }
 
   /**
@@ -65,29 +64,14 @@ export class SendQueue {
    * instance record (`INSTANCE_CACHE_MS`). A settings change publishes an invalidation that every
    * replica applies at once; the TTL bounds staleness if one is missed while reconnecting.
    */
-  async mode(instanceId: string): Promise<"direct" | "queue"> {
-    const hit = this.modes.get(instanceId);
-    if (hit && hit.until > Date.now()) return hit.mode;
-    const generation = this.modesGeneration;
-    const mode = await this.store.mode(instanceId);
-    // A change announced while this read was on its way may be newer than what it read.
-    if (generation === this.modesGeneration) {
-      if (this.modes.size > 100_000) this.modes.clear();
-      this.modes.set(instanceId, { mode, until: Date.now() + this.platform.config.INSTANCE_CACHE_MS });
-    }
-    return mode;
+  mode(instanceId: string): Promise<"direct" | "queue"> {
+    return this.modes.get(instanceId, () => this.store.mode(instanceId));
   }
 
   async updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
     const settings = await this.store.updateSettings(instanceId, patch);
-    this.forgetMode(instanceId);
+    this.modes.forget(instanceId);
     return settings;
-  }
-
-  private forgetMode(instanceId: string | null): void {
-    this.modesGeneration++;
-    if (instanceId) this.modes.delete(instanceId);
-    else this.modes.clear();
   }
 
   async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {

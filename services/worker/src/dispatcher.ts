@@ -1,5 +1,12 @@
 import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
-import { attemptDelivery, type Logger, type Platform, TurnBatcher, type WebhookTarget } from "@gw/platform";
+import {
+  attemptDelivery,
+  type Logger,
+  type Platform,
+  ReplicaCache,
+  TurnBatcher,
+  type WebhookTarget,
+} from "@gw/platform";
 import type { WebhookRetryInput } from "@gw/workflows";
 import type { Client } from "@temporalio/client";
 import type { WorkerMetrics } from "./health.ts";
@@ -31,7 +38,7 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   private readonly reader: ReturnType<Platform["duplicate"]>;
-  private readonly targets = new Map<string, { list: WebhookTarget[]; until: number }>();
+  private readonly targets = new ReplicaCache<WebhookTarget[]>(TARGET_CACHE_MS);
   private running = false;
   private loops: Promise<void>[] = [];
   private inFlight = 0;
@@ -63,9 +70,7 @@ export class Dispatcher {
         if (!err.message.includes("BUSYGROUP")) throw err;
       });
     }
-    this.platform.onInvalidation("webhooks", (instanceId) =>
-      instanceId ? this.targets.delete(instanceId) : this.targets.clear(),
-    );
+    this.platform.onInvalidation("webhooks", (instanceId) => this.targets.forget(instanceId));
     this.running = true;
     this.loops = [this.readLoop(), this.claimLoop()];
   }
@@ -223,11 +228,7 @@ export class Dispatcher {
       });
   }
 
-  private async targetsOf(instanceId: string): Promise<WebhookTarget[]> {
-    const hit = this.targets.get(instanceId);
-    if (hit && hit.until > Date.now()) return hit.list;
-    const list = await this.platform.webhooks.targets(instanceId);
-    this.targets.set(instanceId, { list, until: Date.now() + TARGET_CACHE_MS });
-    return list;
+  private targetsOf(instanceId: string): Promise<WebhookTarget[]> {
+    return this.targets.get(instanceId, () => this.platform.webhooks.targets(instanceId));
   }
 }
