@@ -11,7 +11,8 @@
 //    bare Fastify server answering the same request shape (bench/support/send-bare-fastify.mjs):
 //    sends/s, p50/p99, ratio (target >= 0.15). The two alternate over BENCH_ROUNDS rounds (3:
 //    bare, send, bare, send, …; the machine's speed drifts within a minute) and the ratio is the
-//    median of the rounds'.
+//    median of the rounds'. Each run also reports the CPU its processes used per 2xx answer (µs,
+//    in all and per process): steadier than req/s for comparing code across rounds and machines.
 // 2. Enqueue rate: 10,000 queued text sends (`X-Queue: true`) to ONE instance whose queue is
 //    paused (nothing leaves it meanwhile), at a fixed concurrency (50): time until all are
 //    accepted (202) (target <= 10 s). A second gateway process on the same Redis keys, started
@@ -608,26 +609,16 @@ export default async function sendBench() {
         headers: { ...postHeaders(inst.token), "x-queue": "true" },
         body: sendBody(`${CONTACT}@c.us`),
       });
+      const enqueueTo = (title, inst, amount) =>
+        fixedAmount({ title, url: gw2Url, connections: enqueueConcurrency, amount, requests: [queueRequest(inst)] });
       const warmN = Math.min(1_000, enqueueN);
       log(`enqueue: warm-up, ${warmN} to another instance (then cancelled)`);
-      const warm = await fixedAmount({
-        title: "enqueue warm-up",
-        url: gw2Url,
-        connections: enqueueConcurrency,
-        amount: warmN,
-        requests: [queueRequest(warmInst)],
-      });
+      const warm = await enqueueTo("enqueue warm-up", warmInst, warmN);
       if (warm.ok !== warmN) throw new Error(`enqueue warm-up: ${warm.ok} of ${warmN} accepted (${codesOf(warm)})`);
       await api(gw2Url, warmInst, "DELETE", "/queue");
       log(`enqueue: ${enqueueN} queued sends to one paused instance, ${enqueueConcurrency} in flight`);
       const enqMeter = cpuMeter({ services: [gw2, ...services.filter((s) => s !== gw.service)], pids });
-      const enq = await fixedAmount({
-        title: "enqueue",
-        url: gw2Url,
-        connections: enqueueConcurrency,
-        amount: enqueueN,
-        requests: [queueRequest(enqInst)],
-      });
+      const enq = await enqueueTo("enqueue", enqInst, enqueueN);
       enq.cores = enqMeter.stop();
       const settingsAfter = await api(gw2Url, enqInst, "GET", "/queue/settings");
       enq.pending = settingsAfter.body?.pending;
@@ -678,6 +669,18 @@ export default async function sendBench() {
         `     WARNING: other work on this machine used ${r.cores["everything else"].toFixed(2)} cores: figures are skewed`,
       );
     }
+  }
+  // CPU per answer over every process of the run (the machine's other work left out): what a
+  // request costs, steadier than req/s when the machine's speed drifts between rounds.
+  const cpuPerAnswer = (r) => {
+    if (!r?.cores || !(r.rps > 0)) return null;
+    const parts = Object.entries(r.cores).filter(([name]) => name !== "everything else");
+    const total = parts.reduce((a, [, c]) => a + c, 0);
+    return { totalUs: (total * 1e6) / r.rps, parts: parts.map(([name, c]) => `${name} ${fmt((c * 1e6) / r.rps)}`) };
+  };
+  for (const r of [...roundRuns, sendBr]) {
+    const c = cpuPerAnswer(r);
+    if (c) out(`   cpu per 2xx answer, ${r.title}: ${fmt(c.totalUs)} µs (${c.parts.join(", ")})`);
   }
   out("   latency: 2xx responses only, from each response's own timing");
   out("");

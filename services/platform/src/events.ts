@@ -55,18 +55,29 @@ export function ignoredChat(settings: Instance["settings"] | undefined, chatId: 
 }
 
 /**
- * KEYS: shard stream, the instance's 7-day stream. ARGV: maxLen, minId, ttl ms, id, event,
- * instanceId, envelope, dispatch (1|0). XADD to the shard stream (capped; only when dispatched)
- * and to the 7-day stream.
+ * KEYS: shard stream, the instance's 7-day stream. ARGV: maxLen, minId, ttl ms (0: leave the
+ * TTL), id, event, instanceId, envelope, dispatch (1|0). XADD to the shard stream (capped; only
+ * when dispatched) and to the 7-day stream.
  */
 const PUBLISH = `
 if ARGV[8] == '1' then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'id', ARGV[4], 'event', ARGV[5], 'instanceId', ARGV[6], 'envelope', ARGV[7])
 end
 redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envelope', ARGV[7])
-redis.call('PEXPIRE', KEYS[2], ARGV[3])
+if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 return 1
 `;
+
+/**
+ * How often a process refreshes the TTL of an instance's 7-day stream. The stream lives 7 days
+ * after its last event; refreshed at most hourly, that is 7 days after an event of the last hour,
+ * and a send's three events pay one `PEXPIRE` an hour instead of three each. A stream cannot
+ * expire while its refresh is less than an hour old; one deleted meanwhile (the instance deleted)
+ * is forgotten through the instance's invalidation ({@link EventBus.forget}), so a stream made
+ * again gets its TTL at once.
+ */
+const TTL_REFRESH_MS = 3_600_000;
+const TTL_MEMO_MAX = 50_000;
 
 type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
 
@@ -97,6 +108,24 @@ export class EventBus {
     batch.register("publish", PUBLISH, { keys: 2, args: 8 });
   }
 
+  /** When this process last set the TTL of an instance's 7-day stream (ms). */
+  private readonly ttlSetAt = new Map<string, number>();
+
+  /** The TTL to set with an event published now: the full one once an hour, else 0 (none). */
+  private ttlFor(instanceId: string, now: number): number {
+    const at = this.ttlSetAt.get(instanceId);
+    if (at !== undefined && now - at < TTL_REFRESH_MS) return 0;
+    if (at === undefined && this.ttlSetAt.size >= TTL_MEMO_MAX) this.ttlSetAt.clear();
+    this.ttlSetAt.set(instanceId, now);
+    return RECENT_MS;
+  }
+
+  /** Its stream may be gone (the instance deleted): the next event sets the TTL again. Null: every instance's. */
+  forget(instanceId: string | null): void {
+    if (instanceId === null) this.ttlSetAt.clear();
+    else this.ttlSetAt.delete(instanceId);
+  }
+
   envelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
     return eventEnvelope(instance, event, payload);
   }
@@ -115,20 +144,18 @@ export class EventBus {
     const body = JSON.stringify(env);
     // One script, in the turn's batch (script-batch.ts): the body crosses the wire once, and the
     // events of a send and its other writes share one call.
-    await this.batch.run(
-      "publish",
-      [this.k.events(shardOf(instance.id, this.shards)), this.k.recentEvents(instance.id)],
-      [
-        this.maxLen,
-        env.timestamp - RECENT_MS,
-        RECENT_MS,
-        env.id,
-        env.event,
-        env.instanceId,
-        body,
-        dispatch ? "1" : "0",
-      ],
-    );
+    const ttl = this.ttlFor(instance.id, env.timestamp);
+    try {
+      await this.batch.run(
+        "publish",
+        [this.k.events(shardOf(instance.id, this.shards)), this.k.recentEvents(instance.id)],
+        [this.maxLen, env.timestamp - RECENT_MS, ttl, env.id, env.event, env.instanceId, body, dispatch ? "1" : "0"],
+      );
+    } catch (err) {
+      // The TTL this call was to set may not be set: the next event sets it.
+      if (ttl) this.ttlSetAt.delete(instance.id);
+      throw err;
+    }
     return env;
   }
 

@@ -20,8 +20,17 @@ export interface StoredMessage {
   content: OutboundContent;
   /** False when the content had media whose bytes were not kept. */
   mediaKept: boolean;
-  /** sha256 of the content as sent: a retry with the same id must carry the same content. */
+  /**
+   * sha256 of the content as sent: a retry with the same id must carry the same content. Stored
+   * only when the content is not kept whole (its media left out); else {@link storedHash}
+   * computes it from the content when a retry asks (rarely), not at every send.
+   */
   contentHash?: string;
+}
+
+/** The hash of what `message` carried when sent (null when its media is gone and no hash was kept). */
+export function storedHash(message: StoredMessage): string | null {
+  return message.contentHash ?? (message.mediaKept ? contentHash(message.content) : null);
 }
 
 /** The hash a retry under the same message id is compared with. */
@@ -48,10 +57,11 @@ export class MessageStore {
 
   async save(instanceId: string, message: Omit<StoredMessage, "mediaKept">): Promise<void> {
     let content = message.content;
-    const hash = message.contentHash ?? contentHash(content);
+    let hash = message.contentHash;
     let mediaKept = true;
     const media = "media" in content ? content.media : undefined;
     if (media && media.data.length * 0.75 > MESSAGE_MEDIA_KEEP_MAX) {
+      hash ??= contentHash(content);
       content = { ...content, media: { ...media, data: "" } } as OutboundContent;
       mediaKept = false;
     }
@@ -64,7 +74,7 @@ export class MessageStore {
       timestamp: message.timestamp,
       content,
       mediaKept,
-      contentHash: hash,
+      ...(hash ? { contentHash: hash } : {}),
     };
     // In the turn's batch: a send's other writes (events, read model) go with it.
     await this.batch.run(

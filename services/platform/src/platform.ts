@@ -48,7 +48,6 @@ export async function createPlatform(config: Config) {
     simProviderEnabled: config.ENABLE_SIM_PROVIDER,
   });
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
-  onInvalidation("instance", (id) => instanceCache.forget(id));
   // The request path's own connection: one script call per event-loop turn (auth.ts batches), no auto-pipelining.
   const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
   const authorizer = new RequestAuthorizer(authRedis, k, {
@@ -67,6 +66,10 @@ export async function createPlatform(config: Config) {
   const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
     subscriptions.wants(id, kind),
   );
+  onInvalidation("instance", (id) => {
+    instanceCache.forget(id);
+    events.forget(id);
+  });
 
   const messages = new MessageStore(redis, k, batch);
   const identity = new IdentityMap(redis, k);

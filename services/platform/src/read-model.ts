@@ -507,8 +507,8 @@ export interface ReadModelOptions {
 
 /**
  * The read model of spec 4.5: messages that arrive or are sent, stored per instance as JSON
- * documents with RediSearch indexes (declared through redis-om), and the chat list built from
- * them. One identity per person: reads rewrite privacy ids to numbers where the instance knows
+ * documents found through sorted sets (per chat, per lid, per (fromMe, ack)), and the chat list
+ * built from them (indexed chat records, state hashes, order sets). One identity per person: reads rewrite privacy ids to numbers where the instance knows
  * them, and merged reads find messages that arrived by lid. Design and choices: docs/read-model.md.
  */
 export class ReadModel {

@@ -17,9 +17,8 @@ const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
  * same window the dispatcher's cache has.
  */
 export class WebhookSubscriptions {
+  /** The events of a burst that miss wait for one load (ReplicaCache shares it), not one each. */
   private readonly cache: ReplicaCache<ReadonlySet<string>>;
-  /** Lookups under way: the events of a burst wait for one load, not one each. */
-  private readonly loading = new Map<string, Promise<ReadonlySet<string>>>();
 
   constructor(
     /** The `events` lists of the instance's active webhooks. */
@@ -46,20 +45,12 @@ export class WebhookSubscriptions {
     if (ALWAYS_DISPATCHED.has(kind)) return true;
     const hit = this.cache.peek(instanceId);
     if (hit) return matches(hit, kind);
-    return this.kindsOf(instanceId).then(
-      (kinds) => matches(kinds, kind),
-      () => true,
-    );
-  }
-
-  private kindsOf(instanceId: string): Promise<ReadonlySet<string>> {
-    const pending = this.loading.get(instanceId);
-    if (pending) return pending;
-    const p = this.cache
+    return this.cache
       .get(instanceId, async () => new Set((await this.load(instanceId)).flat()))
-      .finally(() => this.loading.delete(instanceId));
-    this.loading.set(instanceId, p);
-    return p;
+      .then(
+        (kinds) => matches(kinds, kind),
+        () => true,
+      );
   }
 }
 

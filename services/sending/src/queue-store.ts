@@ -188,6 +188,11 @@ export type NextResult =
   | { kind: "item"; item: StoredQueueItem; expired: string[] }
   | { kind: "empty" | "paused" | "busy"; expired: string[] };
 
+/** The stored mode, the default when unset. */
+function modeOf(v: string | null | undefined): QueueSettings["mode"] {
+  return v === "queue" ? "queue" : v === "direct" ? "direct" : DEFAULT_QUEUE_SETTINGS.mode;
+}
+
 function num(v: string | undefined): number | null {
   return v === undefined || v === "" ? null : Number(v);
 }
@@ -222,7 +227,7 @@ export class QueueStore {
       [null, number],
     ];
     return {
-      mode: raw.mode === "queue" ? "queue" : raw.mode === "direct" ? "direct" : DEFAULT_QUEUE_SETTINGS.mode,
+      mode: modeOf(raw.mode),
       delayMin: num(raw.delayMin) ?? DEFAULT_QUEUE_SETTINGS.delayMin,
       delayMax: num(raw.delayMax) ?? DEFAULT_QUEUE_SETTINGS.delayMax,
       ttlHours: num(raw.ttlHours) ?? DEFAULT_QUEUE_SETTINGS.ttlHours,
@@ -233,8 +238,7 @@ export class QueueStore {
 
   /** The mode alone (every send without `X-Queue` asks it, through SendQueue's cache). */
   async mode(instanceId: string): Promise<QueueSettings["mode"]> {
-    const raw = await this.redis.hget(this.keysOf(instanceId).settings, "mode");
-    return raw === "queue" ? "queue" : raw === "direct" ? "direct" : DEFAULT_QUEUE_SETTINGS.mode;
+    return modeOf(await this.redis.hget(this.keysOf(instanceId).settings, "mode"));
   }
 
   /**

@@ -1,5 +1,5 @@
 import { ApiError } from "@gw/contracts";
-import type { Config, Platform } from "@gw/platform";
+import { type Config, type Platform, ReplicaCache } from "@gw/platform";
 import { createSessionClient } from "./client.ts";
 import type { SessionApi, SessionManager } from "./manager.ts";
 import { NotHeldHere } from "./not-held.ts";
@@ -44,8 +44,10 @@ void everyOperation;
  */
 export class SessionDirectory {
   private readonly clients = new Map<string, SessionApi>();
-  private readonly urls = new Map<string, { url: string; until: number }>();
-  private readonly owners = new Map<string, { api: SessionApi; until: number }>();
+  /** Pod id → its internal URL. */
+  private readonly urls = new ReplicaCache<string | null>(POD_URL_CACHE_MS, 1_000);
+  /** Instance id → its owner's API, for a lease period (see {@link owner}). */
+  private readonly owners: ReplicaCache<SessionApi>;
   /** Each owner's API wrapped once (see {@link routed}). */
   private readonly wrapped = new WeakMap<SessionApi, SessionApi>();
 
@@ -53,7 +55,9 @@ export class SessionDirectory {
     private readonly platform: Platform,
     private readonly config: Config,
     private readonly local?: SessionManager,
-  ) {}
+  ) {
+    this.owners = new ReplicaCache(config.LEASE_TTL_MS, 100_000);
+  }
 
   /** The owner's API as the lease says right now, or null when no pod holds the instance. */
   async ownerIfAny(instanceId: string): Promise<SessionApi | null> {
@@ -74,15 +78,8 @@ export class SessionDirectory {
    * A pod's URL is fixed for its life (a restarted pod has a new id): cached a few seconds, which
    * saves a Redis round trip on every call to a remote owner.
    */
-  private async podUrl(podId: string): Promise<string | null> {
-    const hit = this.urls.get(podId);
-    if (hit && hit.until > Date.now()) return hit.url;
-    const url = await this.platform.leases.podUrl(podId);
-    if (url) {
-      if (this.urls.size > 1_000) this.urls.clear();
-      this.urls.set(podId, { url, until: Date.now() + POD_URL_CACHE_MS });
-    }
-    return url;
+  private podUrl(podId: string): Promise<string | null> {
+    return this.urls.get(podId, () => this.platform.leases.podUrl(podId));
   }
 
   /**
@@ -90,21 +87,19 @@ export class SessionDirectory {
    * may be taking the instance over), then 503.
    */
   async owner(instanceId: string): Promise<SessionApi> {
-    const hit = this.owners.get(instanceId);
-    if (hit && hit.until > Date.now()) return this.routed(hit.api);
-    return this.routed(await this.lookUp(instanceId));
+    return this.routed(await this.known(instanceId));
   }
 
-  /** A fresh lookup, remembered for a lease period. */
+  /** The owner remembered from a recent lookup, else a fresh one (remembered for a lease period). */
+  private known(instanceId: string): Promise<SessionApi> {
+    return this.owners.get(instanceId, () => this.lookUp(instanceId));
+  }
+
   private async lookUp(instanceId: string): Promise<SessionApi> {
     const until = Date.now() + this.config.OWNER_WAIT_MS;
     for (;;) {
       const api = await this.ownerIfAny(instanceId);
-      if (api) {
-        if (this.owners.size > 100_000) this.owners.clear();
-        this.owners.set(instanceId, { api, until: Date.now() + this.config.LEASE_TTL_MS });
-        return api;
-      }
+      if (api) return api;
       if (Date.now() >= until) {
         throw new ApiError(
           "network_unavailable",
@@ -130,12 +125,12 @@ export class SessionDirectory {
       out[op] = (instanceId, ...rest) =>
         ops[op]!.call(api, instanceId, ...rest).catch(async (err: unknown) => {
           if (err instanceof NotHeldHere) {
-            this.owners.delete(instanceId);
-            const fresh = (await this.lookUp(instanceId)) as unknown as Record<string, Operation>;
+            this.owners.forget(instanceId);
+            const fresh = (await this.known(instanceId)) as unknown as Record<string, Operation>;
             return fresh[op]!.call(fresh, instanceId, ...rest);
           }
           if (err instanceof ApiError && (err.code === "network_unavailable" || err.code === "network_timeout")) {
-            this.owners.delete(instanceId);
+            this.owners.forget(instanceId);
           }
           throw err;
         });

@@ -27,6 +27,7 @@ import {
   rankPods,
   Sealer,
   StaleLeaseError,
+  storedHash,
 } from "@gw/platform";
 import { inboundPayload } from "./events/inbound.ts";
 import { sentEvent } from "./events/sent.ts";
@@ -481,13 +482,12 @@ export class SessionManager implements SessionApi {
   ): Promise<SendResult> {
     const held = this.need(instanceId);
     const { messages, identity, mediaLinks } = this.platform;
-    const hash = contentHash(content);
     if (options.id) {
       // A message already sent under this id: the same send again answers what it answered
       // (nothing is sent or announced twice); other content under a used id is a conflict.
       const prior = await messages.get(instanceId, options.id);
       if (prior) {
-        if (prior.fromMe && (options.derivedId || prior.contentHash === hash)) {
+        if (prior.fromMe && (options.derivedId || storedHash(prior) === contentHash(content))) {
           return { id: prior.id, chatId: prior.chatId, timestamp: prior.timestamp };
         }
         throw new ApiError("validation_error", "Campos inválidos.", { id: "este id já foi usado por outra mensagem" });
@@ -522,7 +522,6 @@ export class SessionManager implements SessionApi {
           fromMe: true,
           timestamp: result.timestamp,
           content,
-          contentHash: hash,
         }),
         event ? this.platform.events.publish(instance, event.kind, event.payload) : null,
         event

@@ -138,8 +138,15 @@ class SimSession implements ProviderSession {
       const group = (await this.request("group-metadata", { groupId: chatId })) as { participants: { id: string }[] };
       mentions = group.participants.map((p) => p.id);
     }
-    const args = { to: chatId, message: content, quotedId, mentions, id, forwarded };
-    return (await this.request("send", JSON.parse(JSON.stringify(args)))) as SendResult;
+    // Fields left undefined are left out of the frame by JSON.stringify.
+    return (await this.request("send", {
+      to: chatId,
+      message: content,
+      quotedId,
+      mentions,
+      id,
+      forwarded,
+    })) as SendResult;
   }
 
   checkExists(phone: string): Promise<ExistsResult> {
