@@ -8,11 +8,12 @@ setup:
 dev: setup
 	@node scripts/dev.mjs
 
-## make test: lint, type check and the whole test suite on a real Redis Stack and Temporal server
+## make test: lint, type check, the chart and the Dockerfile checked, and the whole test suite on a real Redis Stack and Temporal server
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
 	@node scripts/helm-lint.mjs
+	@node scripts/docker-lint.mjs
 	@node scripts/test.mjs
 
 stack-down:
