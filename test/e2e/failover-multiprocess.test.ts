@@ -5,6 +5,7 @@
 // rebalance and no pairing is lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnMultiProcessCluster } from "../support/processes.ts";
+import { scanShownQr } from "../support/qr.ts";
 
 type Conn = { instanceId: string; pod: string; state: string };
 type Stats = { conflicts: number; instanceOverlaps: number };
@@ -58,8 +59,7 @@ beforeAll(async () => {
   }
   for (const inst of instances) {
     await waitUntil(async () => (await statusOf(inst.id)) === "SCAN_QR_CODE", `${inst.id} SCAN_QR_CODE`, 15_000);
-    const { value } = await cl.sim<{ value: string }>("GET", `/simnet/instances/${inst.id}/qr`);
-    await cl.sim("POST", `/simnet/phones/${inst.phone}/scan`, { qr: value });
+    await scanShownQr(cl.simnet.url, inst.id, inst.phone);
   }
   await waitUntil(() => allWorkingOn(["pod-a", "pod-b"]), "all WORKING", 20_000);
 }, 120_000);

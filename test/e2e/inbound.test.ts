@@ -15,7 +15,7 @@ beforeAll(async () => {
   await c.pair(a.id, a.phone);
   await c.sim("POST", "/simnet/phones", { phone: contact, pushName: "Ana" });
   await c.sim("POST", "/simnet/phones", { phone: hidden, pushName: "Oculto", hidePhone: true });
-}, 30_000);
+}, 120_000);
 afterAll(() => c?.close());
 
 async function eventually<T>(fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {

@@ -46,7 +46,9 @@ it("a send reaches the new owner when the remembered one let go of the instance"
   await expectJson(await send("antes"), 201); // the gateway now remembers the first pod
 
   // A second pod comes up; the first lets go of its instances but keeps serving (as during a
-  // handover), and the second takes the instance over.
+  // handover), and the second takes the instance over. The first leaves the stored status as it
+  // was (WORKING): the handover is over at the next session.status WORKING, the second pod's.
+  const before = (await c.statuses(a.id)).length;
   const second = await startSessionRole(c.platform.config, c.platform, createLogger("silent"));
   pods.push(second);
   await first!.manager.close();
@@ -54,6 +56,7 @@ it("a send reaches the new owner when the remembered one let go of the instance"
   const deadline = Date.now() + 10_000;
   while (second.manager.size === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(second.manager.size).toBe(1);
+  await c.waitForStatuses(a.id, before, (after) => after.includes("WORKING"));
   await c.waitForStatus(a.id, "WORKING");
   expect(await c.platform.leases.owner(a.id)).toMatchObject({ podId: second.podId });
 

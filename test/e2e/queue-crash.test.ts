@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
 import { freePort } from "../support/e2e-helpers.ts";
 import { testEnv, uniquePrefix } from "../support/gateway.ts";
 import { type RoleProcess, spawnMultiProcessCluster, spawnRole } from "../support/processes.ts";
+import { scanShownQr } from "../support/qr.ts";
 
 type MultiCluster = Awaited<ReturnType<typeof spawnMultiProcessCluster>>;
 interface SimSent {
@@ -140,8 +141,7 @@ beforeAll(async () => {
   inst = { id: out.instance.id, token: out.token };
   expect((await call("/start", { method: "POST" })).status).toBe(200);
   await waitUntil(statusOf, (s) => s === "SCAN_QR_CODE", "SCAN_QR_CODE", 20_000);
-  const { value } = await cl.sim<{ value: string }>("GET", `/simnet/instances/${inst.id}/qr`);
-  await cl.sim("POST", `/simnet/phones/${PHONE}/scan`, { qr: value });
+  await scanShownQr(cl.simnet.url, inst.id, PHONE);
   await waitUntil(statusOf, (s) => s === "WORKING", "WORKING", 20_000);
   await cl.sim("POST", "/simnet/phones", { phone: CONTACT, pushName: "contato" });
 }, 120_000);
@@ -223,8 +223,10 @@ it("SIGKILL of the worker and of the session pod mid-run: all 30 items sent, eac
 // and a new worker runs the send again at once (its network id makes it a no-op if it went out).
 it("a worker killed during a send: the item is retried soon after a new worker starts", async () => {
   dumpOnFailure();
-  // Slow answers from the network keep the send in flight long enough to kill the worker in it.
-  await cl.sim("POST", "/simnet/faults/slow", { ms: 3_000 });
+  // Slow answers from the network keep the send in flight long enough to kill the worker in it:
+  // longer than the pod waits for an answer (10 s), so the item shows "sending" for about 10 s
+  // per attempt, and again on each retry, for the 250 ms poll below to see.
+  await cl.sim("POST", "/simnet/faults/slow", { ms: 15_000 });
   const ids = await enqueueAll(2, "meio do envio", { delayMessage: 0, delayTyping: 0 });
   await waitUntil(
     () => items(ids),

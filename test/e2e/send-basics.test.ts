@@ -15,7 +15,7 @@ beforeAll(async () => {
     await c.pair(inst.id, inst.phone);
   }
   call = (path, init) => c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
-}, 30_000);
+}, 120_000);
 afterAll(() => c?.close());
 
 it("text: 201 with the spec's send response, and the contact receives it", async () => {

@@ -64,13 +64,17 @@ it("every event id arrives at least once across a SIGKILL of the dispatcher", as
   });
   expect(created.status).toBe(201);
 
-  const first = await startWorker();
+  // All 300 events wait in the stream before the first worker starts (the dispatcher's group
+  // reads from "0"), so the kill below always finds most of them undelivered, however slowly
+  // they were published.
   const instance = await gw.platform.instances.require(id);
   const ids: string[] = [];
   for (let i = 0; i < 300; i++) {
     const env = await gw.platform.events.publish(instance, "session.status", { status: "WORKING", n: i });
     ids.push(env!.id);
   }
+  expect(received.size).toBe(0);
+  const first = await startWorker();
   // Kill it mid-stream: some delivered, some in flight, most not started.
   const until = Date.now() + 30_000;
   while (received.size < 40 && Date.now() < until) await new Promise((r) => setTimeout(r, 20));

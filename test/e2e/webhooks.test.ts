@@ -319,9 +319,19 @@ describe("manual operations", () => {
     const { id, api, hook } = await instanceWithHook(["session.status"]);
     const env = await publish(id);
     await rx.waitFor((all) => all.some((r) => r.envelope.id === env.id));
-    const original = (
-      await json<{ data: Json[] }>(await api(`/v1/instances/${id}/webhooks/${hook.id}/deliveries`))
-    ).data.find((d) => d.eventId === env.id);
+    // The dispatcher records the delivery after the receiver's answer: wait until it is listed.
+    let original: Json | undefined;
+    await expect
+      .poll(
+        async () => {
+          original = (
+            await json<{ data: Json[] }>(await api(`/v1/instances/${id}/webhooks/${hook.id}/deliveries`))
+          ).data.find((d) => d.eventId === env.id);
+          return original?.status;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe("succeeded");
     const again = await json(
       await api(`/v1/instances/${id}/webhooks/${hook.id}/deliveries/${original?.id}/retry`, { method: "POST" }),
     );

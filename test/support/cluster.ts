@@ -9,6 +9,7 @@ import { createSimnet, type Simnet } from "@gw/simnet";
 import { startWorkerRole, type WorkerRole } from "@gw/worker";
 import { expect } from "vitest";
 import { ADMIN_TOKEN, testEnv } from "./gateway.ts";
+import { scanShownQr } from "./qr.ts";
 
 export const AUTH_STATE_KEY = Buffer.alloc(32, 7).toString("base64");
 
@@ -28,6 +29,14 @@ export interface Cluster {
   /** A client bound to one instance's token. */
   as(token: string): (path: string, init?: RequestInit & { json?: unknown }) => Promise<Response>;
   waitForStatus(id: string, status: string, timeoutMs?: number): Promise<void>;
+  /** The statuses of the instance's session.status events, oldest first. */
+  statuses(id: string): Promise<string[]>;
+  /**
+   * Polls the session.status events published after the first `from` until `done` holds for
+   * their statuses; returns those statuses. For states that may be short-lived, or that the
+   * stored status already showed before a change began (a restart, a handover).
+   */
+  waitForStatuses(id: string, from: number, done: (after: string[]) => boolean, timeoutMs?: number): Promise<string[]>;
   /** Pairs a started instance by scanning its QR from `phone`. */
   pair(id: string, phone: string): Promise<void>;
   events(instanceId: string, kind?: string): Promise<EventEnvelope[]>;
@@ -47,6 +56,9 @@ export async function startCluster(
     port: 0,
     adminToken: ADMIN_TOKEN,
     qrIntervalMs: 400,
+    // A QR shown for 40 s before the connection gives up (qr_timeout): pairing on a slow machine
+    // never races it. Tests of the expiry pass their own qrLimit.
+    qrLimit: 100,
     logLevel: "silent",
     ...opts.simnet,
   });
@@ -132,11 +144,24 @@ export async function startCluster(
       }
       throw new Error(`instance ${id} stayed ${last}, expected ${status}`);
     },
+    async statuses(id) {
+      return (await cluster.events(id, "session.status")).map((e) => (e.payload as { status: string }).status);
+    },
+    async waitForStatuses(id, from, done, timeoutMs = 20_000) {
+      const until = Date.now() + timeoutMs;
+      let after = (await cluster.statuses(id)).slice(from);
+      while (!done(after)) {
+        if (Date.now() > until) {
+          throw new Error(`instance ${id}: session.status after #${from} stayed ${JSON.stringify(after)}`);
+        }
+        await new Promise((r) => setTimeout(r, 50));
+        after = (await cluster.statuses(id)).slice(from);
+      }
+      return after;
+    },
     async pair(id, phone) {
       await cluster.waitForStatus(id, "SCAN_QR_CODE");
-      const qr = (await (await sim("GET", `/simnet/instances/${id}/qr`)).json()) as { value: string };
-      const res = await sim("POST", `/simnet/phones/${phone}/scan`, { qr: qr.value });
-      expect(res.status, await res.clone().text()).toBeLessThan(300);
+      await scanShownQr(simnetUrl, id, phone);
       await cluster.waitForStatus(id, "WORKING");
     },
     async events(instanceId, kind) {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createSimnet, type MessageContent } from "./index.ts";
 import { controlClient, type SimClient, useSimnet } from "./testing.ts";
 
@@ -218,9 +218,16 @@ describe("acks", () => {
     expect(res.status).toBe(201);
     await a.client.next("message");
     await a.client.request("read", { ids: [res.body.id] });
-    await sleep(STEP * 5);
-    const sent = await net.control.get<{ messages: { status: string; origin: string }[] }>(`/simnet/phones/${C}/sent`);
-    expect(sent.body.messages).toEqual([expect.objectContaining({ status: "read", origin: "phone" })]);
+    // `read` comes a few ack-clock steps later: polled, with room for a slow machine.
+    await vi.waitFor(
+      async () => {
+        const sent = await net.control.get<{ messages: { status: string; origin: string }[] }>(
+          `/simnet/phones/${C}/sent`,
+        );
+        expect(sent.body.messages).toEqual([expect.objectContaining({ status: "read", origin: "phone" })]);
+      },
+      { timeout: 10_000, interval: STEP },
+    );
   });
 });
 

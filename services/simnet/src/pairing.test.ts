@@ -63,7 +63,16 @@ describe("QR pairing", () => {
 
   it("rotates the QR value, refuses old values, gives up with qr_timeout; stops once paired", async () => {
     const fast = createSimnet({ port: 0, adminToken: net.token, qrIntervalMs: 100, qrLimit: 3, logLevel: "silent" });
+    // Rotating as fast, with QR values for minutes: pairing it races the rotation, never qr_timeout.
+    const rotating = createSimnet({
+      port: 0,
+      adminToken: net.token,
+      qrIntervalMs: 100,
+      qrLimit: 10_000,
+      logLevel: "silent",
+    });
     const fastUrl = await fast.listen();
+    const rotatingUrl = await rotating.listen();
     const ctl = controlClient(fastUrl, net.token);
     try {
       const c = await SimClient.connect(fastUrl, { instanceId: "iqr2" });
@@ -81,12 +90,13 @@ describe("QR pairing", () => {
       expect(c.received.filter((f) => f.type === "qr")).toHaveLength(3);
 
       // Once paired, no more QR values come. (The value may rotate between reading and scanning: retry.)
-      const p = await SimClient.connect(fastUrl, { instanceId: "iqr3" });
+      const rctl = controlClient(rotatingUrl, net.token);
+      const p = await SimClient.connect(rotatingUrl, { instanceId: "iqr3" });
       await p.next("qr");
       let status = 0;
-      for (let i = 0; i < 5 && status !== 200; i++) {
-        const { body } = await ctl.get<{ value: string }>("/simnet/instances/iqr3/qr");
-        status = (await ctl.post("/simnet/phones/5511999990002/scan", { qr: body.value })).status;
+      for (const deadline = Date.now() + 20_000; status !== 200 && Date.now() < deadline; ) {
+        const { body } = await rctl.get<{ value: string }>("/simnet/instances/iqr3/qr");
+        status = (await rctl.post("/simnet/phones/5511999990002/scan", { qr: body.value })).status;
       }
       expect(status).toBe(200);
       await p.next("open");
@@ -97,6 +107,7 @@ describe("QR pairing", () => {
       await p.close();
     } finally {
       await fast.close();
+      await rotating.close();
     }
   });
 

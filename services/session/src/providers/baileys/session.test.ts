@@ -96,16 +96,29 @@ async function rig(
   return { session, store, events, sockets, configs, earlierClosed, sock: (i = sockets.length - 1) => sockets[i]! };
 }
 
+/**
+ * vi.waitFor with a deadline far above a slow machine's scheduling noise (its default is 1 s):
+ * what is awaited here comes within milliseconds, or never.
+ */
+function waitFor<T>(fn: () => T | Promise<T>): Promise<T> {
+  return vi.waitFor(fn, { timeout: 10_000 });
+}
+
 const statuses = (events: ProviderEvent[]) =>
   events.flatMap((e) => (e.type === "status" ? [e.reason ? `${e.status}:${e.reason}` : e.status] : []));
 /** The latest socket announced `connecting` and its WebSocket to our endpoint is open. */
 async function ready(r: Rig) {
-  await vi.waitFor(() => {
+  await waitFor(() => {
     expect(statuses(r.events).at(-1)).toBe("STARTING");
     expect(r.sock().ws.isOpen).toBe(true);
   });
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * Bound for "answered at once, without waiting for the network": far below the 30 s timeouts
+ * the rigs of those tests give Baileys, far above a slow machine's GC pauses and scheduling.
+ */
+const NO_WAIT_MS = 5_000;
 const activeTimeouts = () => process.getActiveResourcesInfo().filter((r) => r === "Timeout").length;
 /** Polls without a timer of its own running at the moment it counts (vi.waitFor's would be counted). */
 async function timeoutsDrainTo(baseline: number, withinMs: number): Promise<boolean> {
@@ -168,8 +181,8 @@ describe("Baileys session: socket and events", () => {
     expect(cfg.msgRetryCounterCache).toBeDefined();
 
     // Baileys emits `connecting` on the next tick and sends its client hello to our endpoint.
-    await vi.waitFor(() => expect(statuses(r.events)).toEqual(["STARTING"]));
-    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(framesBefore));
+    await waitFor(() => expect(statuses(r.events)).toEqual(["STARTING"]));
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(framesBefore));
 
     const sock = r.sock();
     sock.ev.emit("connection.update", { qr: "2@ref1,noise,identity,adv,1" });
@@ -188,7 +201,7 @@ describe("Baileys session: socket and events", () => {
     expect(r.session.currentQr()).toBeNull();
     expect(r.events).toHaveLength(eventCount); // an intentional close is not reported as a disconnect
     // No socket and no timer left behind (Baileys' own handshake timer runs out within connectTimeoutMs).
-    expect(await timeoutsDrainTo(baseline, 3_000)).toBe(true);
+    expect(await timeoutsDrainTo(baseline, 10_000)).toBe(true);
     await sleep(100);
     expect(r.sockets).toHaveLength(1);
   });
@@ -207,7 +220,7 @@ describe("Baileys session: socket and events", () => {
     ]);
 
     await first.end(new Boom("Stream Errored (restart required)", { statusCode: DisconnectReason.restartRequired }));
-    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    await waitFor(() => expect(r.sockets).toHaveLength(2));
     expect(r.earlierClosed).toEqual([true, true]);
     // the same creds object goes to the new socket, and it is already persisted
     expect(r.configs[1]!.auth.creds).toBe(r.configs[0]!.auth.creds);
@@ -231,7 +244,7 @@ describe("Baileys session: socket and events", () => {
   it("a real handshake timeout (408 from Baileys) backs off and reconnects on a new socket, never two at once", async () => {
     const r = await rig({ connectTimeoutMs: 150 });
     await r.session.start();
-    await vi.waitFor(() => expect(r.sockets.length).toBeGreaterThanOrEqual(3), { timeout: 5_000 });
+    await waitFor(() => expect(r.sockets.length).toBeGreaterThanOrEqual(3));
     await r.session.stop();
     const count = r.sockets.length;
     expect(r.earlierClosed.every(Boolean)).toBe(true);
@@ -253,7 +266,7 @@ describe("Baileys session: socket and events", () => {
         data: { tag: "conflict", attrs: { type: "device_removed" } },
       }),
     );
-    await vi.waitFor(() => expect(r.events.at(-1)).toEqual({ type: "logged-out", reason: "device_removed" }));
+    await waitFor(() => expect(r.events.at(-1)).toEqual({ type: "logged-out", reason: "device_removed" }));
     expect(await store.readCreds()).toBeNull();
     await sleep(100);
     expect(r.sockets).toHaveLength(1);
@@ -266,7 +279,7 @@ describe("Baileys session: socket and events", () => {
     await r.session.start();
     await ready(r);
     await r.sock().end(new Boom("Connection Failure", { statusCode: DisconnectReason.forbidden }));
-    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("FAILED:forbidden"));
+    await waitFor(() => expect(statuses(r.events).at(-1)).toBe("FAILED:forbidden"));
     expect(await store.readCreds()).not.toBeNull();
     await sleep(100);
     expect(r.sockets).toHaveLength(1);
@@ -278,19 +291,20 @@ describe("Baileys session: socket and events", () => {
     await ready(r);
     r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
     await r.sock().end(new Boom("QR refs attempts ended", { statusCode: DisconnectReason.timedOut }));
-    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STOPPED:qr_expired"));
+    await waitFor(() => expect(statuses(r.events).at(-1)).toBe("STOPPED:qr_expired"));
     expect(r.session.currentQr()).toBeNull();
     await sleep(100);
     expect(r.sockets).toHaveLength(1);
     await r.session.start();
     expect(r.sockets).toHaveLength(2);
-    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING"));
+    await waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING"));
   });
 
   it("440 replaced: waits the hard back-off (no quick reconnect), and stop() cancels it", async () => {
     const store = await h.storeFor(h.newInstanceId());
     await storePairedCreds(store);
-    const r = await rig({ store, policy: { replacedBaseMs: 400 } });
+    // A back-off of 1.5-1.9 s: far from the quick one (≤ 100 ms here) and from scheduling noise.
+    const r = await rig({ store, policy: { replacedBaseMs: 1_500 } });
     await r.session.start();
     await ready(r);
     r.sock().ev.emit("connection.update", { connection: "open" });
@@ -300,11 +314,11 @@ describe("Baileys session: socket and events", () => {
         data: { tag: "conflict", attrs: { type: "replaced" } },
       }),
     );
-    await vi.waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING:replaced"));
-    await sleep(150);
+    await waitFor(() => expect(statuses(r.events).at(-1)).toBe("STARTING:replaced"));
+    await sleep(300); // the quick back-off would have reconnected by now
     expect(r.sockets).toHaveLength(1);
     await r.session.stop();
-    await sleep(500);
+    await sleep(2_100); // past the longest hard back-off (1.5 s + 25 % jitter)
     expect(r.sockets).toHaveLength(1);
   });
 
@@ -315,7 +329,7 @@ describe("Baileys session: socket and events", () => {
     await r.session.start();
     await ready(r);
     await r.sock().end(new Boom("Connection Failure", { statusCode: 405 }));
-    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    await waitFor(() => expect(r.sockets).toHaveLength(2));
     expect(r.configs[1]!.version).toEqual([2, 3000, 2]);
     expect(await store.readCreds()).not.toBeNull();
   });
@@ -329,7 +343,7 @@ describe("Baileys session: socket and events", () => {
     await h.platform.leases.release(id, "pod-a", store.epoch);
     await h.storeFor(id, "pod-b");
     pairSuccess(r.sock()); // creds.update → fenced write → StaleLeaseError
-    await vi.waitFor(() => expect(r.sock().ws.isClosed).toBe(true));
+    await waitFor(() => expect(r.sock().ws.isClosed).toBe(true));
     await sleep(100);
     expect(r.sockets).toHaveLength(1);
     expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
@@ -348,7 +362,7 @@ describe("Baileys session: pairing code", () => {
     r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
     const code = await pending;
     expect(code).toMatch(/^[0-9A-Z]{8}$/);
-    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // link_code_companion_reg went out
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // link_code_companion_reg went out
     expect(r.sock().authState.creds.me?.id).toBe("5511999999999@s.whatsapp.net");
     // nothing is paired yet, so nothing is stored
     expect(await r.store.readCreds()).toBeNull();
@@ -361,7 +375,7 @@ describe("Baileys session: pairing code", () => {
 
     // a reconnect before the code was typed starts a clean registration (no half-set `me`)
     await r.sock().end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
-    await vi.waitFor(() => expect(r.sockets).toHaveLength(2));
+    await waitFor(() => expect(r.sockets).toHaveLength(2));
     expect(r.configs[1]!.auth.creds.me).toBeUndefined();
   });
 
@@ -412,8 +426,8 @@ describe("Baileys session: account routes, logout, passkeys", () => {
     r.sock().ev.emit("connection.update", { connection: "open" });
     const before = net.framesReceived();
     await r.session.logout();
-    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // remove-companion-device
-    await vi.waitFor(() => expect(r.sock().ws.isClosed).toBe(true)); // Baileys' own end(401 Intentional Logout)
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // remove-companion-device
+    await waitFor(() => expect(r.sock().ws.isClosed).toBe(true)); // Baileys' own end(401 Intentional Logout)
     expect(await store.readCreds()).toBeNull();
     expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
     await sleep(100);
@@ -512,12 +526,14 @@ describe("Baileys session: messaging", () => {
   ];
 
   it("every call needs an open connection: instance_not_connected at once, never a hang", async () => {
-    const r = await rig();
+    // Baileys' timeouts far above the bound below: a call that waited for the network (a query,
+    // the handshake) instead of answering at once would take 30 s, not a few.
+    const r = await rig({ queryTimeoutMs: 30_000, connectTimeoutMs: 30_000 });
     const check = async () => {
       for (const call of allCalls(r.session)) {
         const t = Date.now();
         expect((await apiError(call())).code).toBe("instance_not_connected");
-        expect(Date.now() - t).toBeLessThan(100);
+        expect(Date.now() - t).toBeLessThan(NO_WAIT_MS);
       }
     };
     await check(); // never started
@@ -547,7 +563,7 @@ describe("Baileys session: messaging", () => {
     // Baileys' device queries go unanswered here; it still relays the stanza to our endpoint.
     expect(result).toEqual({ id: "3EB0AAAABBBBCCCCDDDD01", chatId: CHAT, timestamp: expect.any(Number) });
     expect(result.timestamp).toBeGreaterThanOrEqual(t0);
-    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before));
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before));
 
     // nothing reaches Baileys for what cannot be sent faithfully
     sendMessage.mockClear();
@@ -694,22 +710,24 @@ describe("Baileys session: messaging", () => {
       ["available", undefined],
       ["unavailable", undefined],
     ]);
-    await vi.waitFor(() => expect(net.framesReceived()).toBeGreaterThanOrEqual(before + 5));
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThanOrEqual(before + 5));
     expect((await apiError(r.session.presence("composing"))).details).toHaveProperty("chatId");
     sock.authState.creds.me = { ...sock.authState.creds.me!, name: "" };
     expect((await apiError(r.session.presence("available"))).code).toBe("bad_request");
   });
 
   it("a call in flight answers instance_not_connected as soon as the connection drops", async () => {
-    const r = await openRig({ queryTimeoutMs: 10_000 });
+    // The query would otherwise wait out its 30 s timeout (Baileys' end() drops its listeners).
+    const r = await openRig({ queryTimeoutMs: 30_000 });
+    const before = net.framesReceived();
     const pending = r.session.checkExists(CONTACT).catch((e: unknown) => e);
-    await sleep(50);
+    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // the query went out
     const t = Date.now();
     await r.sock().end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
     const err = await pending;
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe("instance_not_connected");
-    expect(Date.now() - t).toBeLessThan(1_000);
+    expect(Date.now() - t).toBeLessThan(NO_WAIT_MS);
   });
 });
 
