@@ -8,6 +8,7 @@ export * from "./identity.ts";
 export * from "./ids.ts";
 export * from "./instance-cache.ts";
 export * from "./instances.ts";
+export * from "./invalidations.ts";
 export * from "./keys.ts";
 export * from "./leases.ts";
 export * from "./logger.ts";

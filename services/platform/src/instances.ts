@@ -13,7 +13,8 @@ import type { Entity } from "redis-om";
 import type { AccountStore } from "./accounts.ts";
 import { clearAuthStateUnowned, StaleLeaseError } from "./auth-state.ts";
 import { newInstanceId } from "./ids.ts";
-import { invalidationMessage, type Keys } from "./keys.ts";
+import type { Invalidations } from "./invalidations.ts";
+import type { Keys } from "./keys.ts";
 import type { Repositories } from "./repositories.ts";
 import { hashToken, newSecretToken } from "./secrets.ts";
 
@@ -44,6 +45,7 @@ export class InstanceStore {
     private readonly repos: Repositories,
     private readonly accounts: AccountStore,
     private readonly k: Keys,
+    private readonly invalidations: Invalidations,
     private readonly opts: InstanceStoreOptions,
   ) {}
 
@@ -217,7 +219,7 @@ export class InstanceStore {
   }
 
   private invalidate(id: string) {
-    return this.redis.publish(this.k.invalidations, invalidationMessage("instance", id));
+    return this.invalidations.announce("instance", id);
   }
 }
 

@@ -7,7 +7,8 @@ import { IdentityMap } from "./identity.ts";
 import { dropIndexIfAny, ensureIndexes } from "./indexes.ts";
 import { InstanceCache } from "./instance-cache.ts";
 import { InstanceStore } from "./instances.ts";
-import { type InvalidationKind, invalidationMessage, keys } from "./keys.ts";
+import { Invalidations } from "./invalidations.ts";
+import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
@@ -24,26 +25,17 @@ export async function createPlatform(config: Config) {
   const k = keys(config.KEY_PREFIX);
   const redis = createIoRedis(config.REDIS_URL, "gw-main");
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
-  /**
-   * Calls `fn(instanceId)` whenever what replicas cache of `kind` for an instance changes (any
-   * replica publishes it: {@link invalidationMessage}), and `fn(null)` after the subscription
-   * reconnects (some may have been missed: forget everything).
-   */
-  const onInvalidation = (kind: InvalidationKind, fn: (instanceId: string | null) => void): void => {
-    const prefix = invalidationMessage(kind, "");
-    subscriber.on("message", (_channel: string, message: string) => {
-      if (message.startsWith(prefix)) fn(message.slice(prefix.length));
-    });
-    subscriber.on("ready", () => fn(null));
-  };
+  // What replicas cache of an instance and how they hear it changed (their own changes at once).
+  const invalidations = new Invalidations(redis, subscriber, k.invalidations);
+  const onInvalidation = invalidations.on.bind(invalidations);
   await subscriber.subscribe(k.invalidations);
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
-  const webhooks = new WebhookStore(redis, om, k, new Sealer(config.WEBHOOK_SECRET_KEY));
+  const webhooks = new WebhookStore(redis, om, k, new Sealer(config.WEBHOOK_SECRET_KEY), invalidations);
   await ensureIndexes(redis, [...Object.values(repos), webhooks.repo], k);
 
   const accounts = new AccountStore(redis, repos, k);
-  const instances = new InstanceStore(redis, repos, accounts, k, {
+  const instances = new InstanceStore(redis, repos, accounts, k, invalidations, {
     trialDays: config.TRIAL_DAYS,
     simProviderEnabled: config.ENABLE_SIM_PROVIDER,
   });
@@ -104,6 +96,7 @@ export async function createPlatform(config: Config) {
       return (await redis.ping()) === "PONG";
     },
     onInvalidation,
+    invalidations,
     /** A new connection for a role that needs its own (blocking reads, subscriptions). */
     duplicate(name: string) {
       return createIoRedis(config.REDIS_URL, name);

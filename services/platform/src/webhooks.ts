@@ -4,7 +4,8 @@ import type { Redis } from "ioredis";
 import { type Entity, Repository, Schema } from "redis-om";
 import { newEventId } from "./events.ts";
 import { randomBase32 } from "./ids.ts";
-import { invalidationMessage, type Keys } from "./keys.ts";
+import type { Invalidations } from "./invalidations.ts";
+import type { Keys } from "./keys.ts";
 import type { OmClient } from "./redis.ts";
 import type { Sealer } from "./sealed.ts";
 import { TurnBatcher } from "./turn-batch.ts";
@@ -75,6 +76,7 @@ export class WebhookStore {
     om: OmClient,
     private readonly k: Keys,
     private readonly sealer: Sealer,
+    private readonly invalidations: Invalidations,
   ) {
     this.repo = new Repository(webhookSchemaFor(k), om);
     this.batch = deliveryWrites(redis);
@@ -424,7 +426,7 @@ export class WebhookStore {
   }
 
   private invalidate(instanceId: string) {
-    return this.redis.publish(this.k.invalidations, invalidationMessage("webhooks", instanceId));
+    return this.invalidations.announce("webhooks", instanceId);
   }
 
   private async withInstanceLock<T>(instanceId: string, fn: () => Promise<T>): Promise<T> {

@@ -9,7 +9,7 @@ import {
   type QueueStatus,
   type SendRequest,
 } from "@gw/contracts";
-import { invalidationMessage, type Keys } from "@gw/platform";
+import type { Invalidations, Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
 
 /**
@@ -202,6 +202,7 @@ export class QueueStore {
   constructor(
     private readonly redis: Redis,
     private readonly k: Keys,
+    private readonly invalidations: Invalidations,
   ) {}
 
   private keysOf(instanceId: string) {
@@ -250,7 +251,7 @@ export class QueueStore {
     for (const [k, v] of Object.entries(patch)) if (v !== undefined) fields.push(k, v);
     if (fields.length) {
       await this.redis.hset(this.keysOf(instanceId).settings, ...fields);
-      await this.redis.publish(this.k.invalidations, invalidationMessage("queue", instanceId));
+      await this.invalidations.announce("queue", instanceId);
     }
     return this.settings(instanceId);
   }

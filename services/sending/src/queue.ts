@@ -54,7 +54,7 @@ export class SendQueue {
     private readonly temporal: () => Promise<Client>,
     private readonly taskQueue: string,
   ) {
-    this.store = new QueueStore(platform.redis, platform.keys);
+    this.store = new QueueStore(platform.redis, platform.keys, platform.invalidations);
     this.modes = new ReplicaCache(platform.config.INSTANCE_CACHE_MS);
     platform.onInvalidation("queue", (instanceId) => this.modes.forget(instanceId));
   }
