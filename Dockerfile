@@ -3,8 +3,9 @@
 # `node scripts/docker-lint.mjs` (part of `make test`) checks what this file must keep true:
 # every workspace package and every pnpm patch is in the image before the install, the
 # workflows' sources are there for the worker to bundle, ffmpeg is installed, the entrypoint
-# exists and pnpm is the version of package.json's packageManager.
-FROM node:20-bookworm-slim AS deps
+# exists, pnpm is the version of package.json's packageManager and Node the major version that
+# scripts/setup.sh installs for the tests (24 LTS).
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 RUN npm install -g pnpm@10.34.8
 # `pnpm fetch` needs only the lockfile (and the workspace file with its patch list): the
@@ -17,7 +18,7 @@ COPY workflows workflows
 COPY test/package.json test/
 RUN pnpm install --frozen-lockfile --offline
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # ffmpeg converts voice notes and videos (`convert: true` on /messages/voice and /messages/video).
 RUN apt-get update \
   && apt-get install -y --no-install-recommends ffmpeg \

@@ -1,6 +1,9 @@
 # The README's two commands. Both work on a fresh machine: they install what they need first.
 .PHONY: dev test setup lint stack-down
 
+# The Node.js that scripts/setup.sh installs (24 LTS) runs every target below.
+export PATH := $(CURDIR)/.local/node/bin:$(PATH)
+
 setup:
 	@bash scripts/setup.sh
 

@@ -4,7 +4,8 @@
 // `make setup` filled), so that a workspace package, a pnpm patch or a source folder missing
 // from the image fails here instead of in the first `docker build` after the change. Then it
 // checks the final stage: the app copied from that stage, the entrypoint present in it, ffmpeg
-// installed (media conversion), pnpm at package.json's packageManager version.
+// installed (media conversion), pnpm at package.json's packageManager version, Node at the
+// major version the tests run on (scripts/setup.sh's NODE_VERSION).
 //
 //   node scripts/docker-lint.mjs            (part of `make test`)
 import { spawnSync } from "node:child_process";
@@ -172,6 +173,13 @@ else {
   for (const p of JSON.parse(entry.args)) {
     if (!inFinal(p)) fail(`ENTRYPOINT names ${p}, which is not in the image`);
   }
+}
+// The image runs the Node the tests run on (scripts/setup.sh installs it for every make target).
+const setupNode = /^NODE_VERSION=(\d+)\./m.exec(readFileSync(join(ROOT, "scripts", "setup.sh"), "utf8"))?.[1];
+for (const stage of all) {
+  const m = /^node:(\d+)/.exec(stage.base);
+  if (m && m[1] !== setupNode)
+    fail(`stage ${stage.name} is FROM ${stage.base}, the tests run on Node ${setupNode} (scripts/setup.sh)`);
 }
 if (!final.steps.some((s) => s.op === "RUN" && /apt-get install[^&]*\bffmpeg\b/.test(s.args)))
   fail("the final stage does not install ffmpeg (voice and video conversion)");

