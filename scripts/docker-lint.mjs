@@ -9,7 +9,7 @@
 //
 //   node scripts/docker-lint.mjs            (part of `make test`)
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -131,15 +131,14 @@ if (!installed) fail(`stage ${deps.name} runs no \`pnpm install\``);
 /** What `pnpm install --frozen-lockfile` needs: every workspace package's manifest and every patch. */
 function checkBeforeInstall() {
   const workspace = readFileSync(join(ROOT, "pnpm-workspace.yaml"), "utf8");
-  const globs = [...workspace.matchAll(/^\s+-\s+["']?([^"'\n]+?)["']?\s*$/gm)]
-    .map((m) => m[1])
-    .filter((g) => !g.includes("@"));
+  // The `packages:` list (entries `- dir` or `- dir/*`), up to the next top-level key.
+  const block = /^packages:\n((?:[ \t]+.*\n?)*)/m.exec(workspace)?.[1] ?? "";
+  const globs = [...block.matchAll(/^\s+-\s+["']?([^"'\n]+?)["']?\s*$/gm)].map((m) => m[1]);
   for (const g of globs) {
     const dirs = g.endsWith("/*")
-      ? spawnSync("bash", ["-c", `ls -d ${g}/`], { cwd: ROOT, encoding: "utf8" })
-          .stdout.split("\n")
-          .filter(Boolean)
-          .map((d) => d.replace(/\/$/, ""))
+      ? readdirSync(join(ROOT, g.slice(0, -2)), { withFileTypes: true })
+          .filter((d) => d.isDirectory())
+          .map((d) => `${g.slice(0, -2)}/${d.name}`)
       : [g];
     for (const d of dirs) {
       if (!existsSync(join(ROOT, d, "package.json"))) continue;

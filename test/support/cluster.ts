@@ -132,8 +132,8 @@ export async function startCluster(
       // A status is stored just before its session.status event is published: both are waited
       // for, so that a test reading the events next finds this one.
       const announced = async () => {
-        const last = (await cluster.events(id, "session.status")).at(-1);
-        return !last || last.payload.status === status;
+        const last = (await cluster.statuses(id)).at(-1);
+        return last === undefined || last === status;
       };
       const until = Date.now() + timeoutMs;
       let last = "";

@@ -4,7 +4,7 @@ import { ReplicaCache } from "./replica-cache.ts";
 
 /**
  * Instance records read on every request, kept in memory for a short TTL. Every write
- * publishes an invalidation that all replicas apply at once (`platform.onInvalidation`, kind
+ * publishes an invalidation that all replicas apply at once (`platform.invalidations`, kind
  * `instance`); the TTL bounds staleness if a message is lost while a subscriber reconnects.
  * Tokens are *not* cached (see auth.ts).
  */

@@ -38,14 +38,14 @@ export function contentHash(content: OutboundContent): string {
   return createHash("sha256").update(JSON.stringify(content)).digest("base64url");
 }
 
+/** KEYS: the message. ARGV: json, ttl ms. */
+const KEEP = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1`;
+
 /**
  * The messages an instance sent (and, with the read model, received), by network id, for the
  * operations that name an earlier message: forward, reaction, quote, vote. One JSON string per
  * message with a TTL: written once, read rarely.
  */
-/** KEYS: the message. ARGV: json, ttl ms. */
-const KEEP = `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) return 1`;
-
 export class MessageStore {
   constructor(
     private readonly redis: Redis,

@@ -27,7 +27,6 @@ export async function createPlatform(config: Config) {
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
   // What replicas cache of an instance and how they hear it changed (their own changes at once).
   const invalidations = new Invalidations(redis, subscriber, k.invalidations);
-  const onInvalidation = invalidations.on.bind(invalidations);
   await subscriber.subscribe(k.invalidations);
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
@@ -52,13 +51,13 @@ export async function createPlatform(config: Config) {
     (instanceId) => webhooks.subscribedKinds(instanceId),
     config.INSTANCE_CACHE_MS,
   );
-  onInvalidation("webhooks", (instanceId) => subscriptions.forget(instanceId));
+  invalidations.on("webhooks", (instanceId) => subscriptions.forget(instanceId));
   // The small writes of a turn (events, kept messages, the read model) leave in one script call.
   const batch = new ScriptBatch(redis);
   const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
     subscriptions.wants(id, kind),
   );
-  onInvalidation("instance", (id) => {
+  invalidations.on("instance", (id) => {
     instanceCache.forget(id);
     events.forget(id);
   });
@@ -95,7 +94,6 @@ export async function createPlatform(config: Config) {
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },
-    onInvalidation,
     invalidations,
     /** A new connection for a role that needs its own (blocking reads, subscriptions). */
     duplicate(name: string) {

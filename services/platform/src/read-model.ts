@@ -254,8 +254,9 @@ local function advance(cur, n)
   if n == -1 then return cur <= 1 and cur ~= -1 end
   return n > cur
 end
-local function filterSet(prefix, chat, fromMe, ack)
-  return prefix .. chat .. ':' .. (fromMe and '1' or '0') .. ':' .. ack
+-- The filter set of (fromMe, ack) under base: a chat's or lid's filter set prefix and its id, then ':'.
+local function filterSet(base, fromMe, ack)
+  return base .. (fromMe and '1' or '0') .. ':' .. ack
 end
 -- nil when the message is not stored; else 1 if the ack moved, 0 if not.
 local function moveAck(doc, member, n, chatPrefix, lidPrefix, ttl)
@@ -265,11 +266,11 @@ local function moveAck(doc, member, n, chatPrefix, lidPrefix, ttl)
   local cur, fromMe, chat, lid, score = f['$.ack'][1], f['$.fromMe'][1], f['$.chatId'][1], f['$.chatLid'][1], f['$.sortKey'][1]
   if not advance(cur, n) then return 0 end
   redis.call('JSON.SET', doc, '.ack', n)
-  local bases = { { chatPrefix, chat } }
-  if lid and lid ~= chat then bases[2] = { lidPrefix, lid } end
-  for _, b in ipairs(bases) do
-    redis.call('ZREM', filterSet(b[1], b[2], fromMe, cur), member)
-    local to = filterSet(b[1], b[2], fromMe, n)
+  local bases = { chatPrefix .. chat .. ':' }
+  if lid and lid ~= chat then bases[2] = lidPrefix .. lid .. ':' end
+  for _, base in ipairs(bases) do
+    redis.call('ZREM', filterSet(base, fromMe, cur), member)
+    local to = filterSet(base, fromMe, n)
     redis.call('ZADD', to, string.format('%.0f', score), member)
     redis.call('PEXPIRE', to, ttl)
   end
@@ -316,9 +317,8 @@ if n ~= tonumber(ARGV[6]) then redis.call('JSON.SET', doc, '.ack', n) end
 local bases = { { KEYS[3], ARGV[7] } }
 if KEYS[4] ~= KEYS[3] then bases[2] = { KEYS[4], ARGV[8] } end
 for _, b in ipairs(bases) do
-  local to = b[2] .. (fromMe and '1' or '0') .. ':' .. n
-  if cur >= -1 and cur ~= n then redis.call('ZREM', b[2] .. (fromMe and '1' or '0') .. ':' .. cur, member) end
-  for _, set in ipairs({ b[1], to }) do
+  if cur >= -1 and cur ~= n then redis.call('ZREM', filterSet(b[2], fromMe, cur), member) end
+  for _, set in ipairs({ b[1], filterSet(b[2], fromMe, n) }) do
     redis.call('ZADD', set, score, member)
     redis.call('PEXPIRE', set, ttl)
   end

@@ -1,6 +1,6 @@
 /**
  * What one replica keeps in memory per key (an instance, a pod) for `ttlMs`, dropped by
- * {@link forget}: when any replica announces a change (`platform.onInvalidation`; everything
+ * {@link forget}: when any replica announces a change (`platform.invalidations`; everything
  * after the announcements' subscription reconnects, the TTL bounding a lost one), or when a
  * caller finds the value wrong (the session directory's owners). Callers that miss at the same time share
  * one load. A load that was on its way while a change was announced may have read the old value:

@@ -11,7 +11,7 @@ const ALWAYS_DISPATCHED: ReadonlySet<string> = new Set(["session.status"]);
  * The instance's 7-day history gets every event regardless.
  *
  * Every webhook change publishes an invalidation that all replicas apply at once
- * (`platform.onInvalidation`, as for the dispatcher's own target cache); the TTL bounds
+ * (`platform.invalidations`, as for the dispatcher's own target cache); the TTL bounds
  * staleness if one is missed while the subscriber reconnects, and a reconnect forgets
  * everything. A webhook created while one of its events is in flight may miss that event — the
  * same window the dispatcher's cache has.

@@ -24,14 +24,6 @@ afterAll(async () => {
   await b?.close();
 });
 
-async function until(check: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 it("a mode changed on one replica applies on another at once, not after the cache's TTL", async () => {
   const qa = new SendQueue(a, noTemporal, "unused");
   const qb = new SendQueue(b, noTemporal, "unused");
@@ -41,10 +33,10 @@ it("a mode changed on one replica applies on another at once, not after the cach
 
   await qa.updateSettings(id, { mode: "queue" });
   expect(await qa.mode(id)).toBe("queue"); // the replica that changed it: at once
-  await until(async () => (await qb.mode(id)) === "queue", "replica b sees mode queue");
+  await expect.poll(() => qb.mode(id), { timeout: 5_000 }).toBe("queue");
 
   await qb.updateSettings(id, { mode: "direct" });
-  await until(async () => (await qa.mode(id)) === "direct", "replica a sees mode direct again");
+  await expect.poll(() => qa.mode(id), { timeout: 5_000 }).toBe("direct");
   // Other settings leave the mode alone.
   await qa.updateSettings(id, { delayMin: 2 });
   expect(await qb.mode(id)).toBe("direct");

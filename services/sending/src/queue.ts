@@ -56,7 +56,7 @@ export class SendQueue {
   ) {
     this.store = new QueueStore(platform.redis, platform.keys, platform.invalidations);
     this.modes = new ReplicaCache(platform.config.INSTANCE_CACHE_MS);
-    platform.onInvalidation("queue", (instanceId) => this.modes.forget(instanceId));
+    platform.invalidations.on("queue", (instanceId) => this.modes.forget(instanceId));
   }
 
   /**
@@ -68,10 +68,9 @@ export class SendQueue {
     return this.modes.get(instanceId, () => this.store.mode(instanceId));
   }
 
-  async updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
-    const settings = await this.store.updateSettings(instanceId, patch);
-    this.modes.forget(instanceId);
-    return settings;
+  /** The store announces the change: this replica's cached mode is forgotten before it answers. */
+  updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
+    return this.store.updateSettings(instanceId, patch);
   }
 
   async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {

@@ -70,7 +70,7 @@ export class Dispatcher {
         if (!err.message.includes("BUSYGROUP")) throw err;
       });
     }
-    this.platform.onInvalidation("webhooks", (instanceId) => this.targets.forget(instanceId));
+    this.platform.invalidations.on("webhooks", (instanceId) => this.targets.forget(instanceId));
     this.running = true;
     this.loops = [this.readLoop(), this.claimLoop()];
   }
