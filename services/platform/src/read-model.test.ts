@@ -6,7 +6,7 @@ import { testEnv } from "../../../test/support/gateway.ts";
 import { instanceRecord } from "../../../test/support/instance.ts";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
-import { ACK, type MessageDoc, type MessageQuery, parseAck, type ReadModel } from "./read-model.ts";
+import { ACK, type MessageDoc, type MessageQuery, parseAck, type ReadModel, sortKeyOf } from "./read-model.ts";
 
 let platform: Platform;
 let rm: ReadModel;
@@ -569,4 +569,17 @@ describe("chats", () => {
     const [chat] = await rm.listChats(later, chatQ);
     expect(chat!.view.lastMessage).toMatchObject({ id: m.payload.id, body: "não guarde", fromMe: false });
   });
+});
+
+it("messages of one second keep their arrival order, also when one arrives after its second ended", () => {
+  const t = 1_700_000_000;
+  // Stamped by the network in second t; recorded at t.400, t.998, then t+1.002 and t+1.500.
+  const keys = [400, 998, 1_002, 1_500].map((ms) => sortKeyOf(t, t * 1000 + ms));
+  expect(keys).toEqual([t * 1000 + 400, t * 1000 + 998, t * 1000 + 999, t * 1000 + 999]);
+  for (let i = 1; i < keys.length; i++) expect(keys[i]).toBeGreaterThanOrEqual(keys[i - 1]!);
+  // A clock behind the network's: the second's first millisecond, not the previous second.
+  expect(sortKeyOf(t, t * 1000 - 30)).toBe(t * 1000);
+  // Through docOf: the same key.
+  const m = inbound({ timestamp: t });
+  expect(rm.docOf(m.payload, { networkId: m.networkId }, (t + 1) * 1000 + 2)!.sortKey).toBe(t * 1000 + 999);
 });

@@ -454,6 +454,17 @@ export function escapeTag(value: string): string {
 
 const tagQuery = (field: string, values: string[]) => `@${field}:{${values.map(escapeTag).join(" | ")}}`;
 
+/**
+ * The score of a message in the message sets: its second (`timestamp`, the network's) × 1000
+ * plus the millisecond it was recorded within that second, so that messages of one second keep
+ * their arrival order. A message recorded after its second ended (the network stamped it at
+ * x.998 s, it reached us at x+1.002 s) counts as the second's last millisecond, never as an
+ * early one: a later arrival never sorts before an earlier one of the same second.
+ */
+export function sortKeyOf(timestamp: number, recordedAtMs: number): number {
+  return timestamp * 1000 + Math.min(999, Math.max(0, recordedAtMs - timestamp * 1000));
+}
+
 /** The order of the message pages (ascending): sortKey, then network id (byte order, as Redis sorts members). */
 export function compareEntries(scoreA: number, idA: string, scoreB: number, idB: string): number {
   if (scoreA !== scoreB) return scoreA < scoreB ? -1 : 1;
@@ -797,7 +808,7 @@ export class ReadModel {
       chatId,
       fromMe,
       timestamp,
-      sortKey: timestamp * 1000 + (now % 1000),
+      sortKey: sortKeyOf(timestamp, now),
       ack: fromMe ? (ACK_OF_STATUS[String(payload.status ?? "sent")] ?? ACK.SERVER) : ACK.DEVICE,
       type: str(payload.type) ?? "unknown",
       body: str(payload.text) ?? "",
