@@ -579,6 +579,44 @@ export async function until(check, what, { timeoutMs, intervalMs = 250, explain 
   }
 }
 
+/** A client of simnet's control API: `sim(method, path, json?)` answers `{status, body}`. */
+export function simnetClient(simnetUrl, adminToken) {
+  const bearer = { authorization: `Bearer ${adminToken}` };
+  return async (method, path, json) => {
+    const res = await fetch(simnetUrl + path, {
+      method,
+      headers: { ...bearer, ...(json !== undefined ? { "content-type": "application/json" } : {}) },
+      body: json !== undefined ? JSON.stringify(json) : undefined,
+    });
+    return { status: res.status, body: await res.json().catch(() => null) };
+  };
+}
+
+/**
+ * The phone `inst.phone` scans the QR `inst.id` shows, through `sim` (simnetClient), until the
+ * scan is accepted: read the shown value and scan it, again while no QR is shown yet (404 from
+ * the QR route) or the value rotated between the read and the scan (404 invalid_qr). Any other
+ * refusal throws; so does `timeoutMs` without success.
+ */
+export async function scanUntilPaired(sim, inst, { timeoutMs = 60_000, intervalMs = 50 } = {}) {
+  const deadline = Date.now() + timeoutMs;
+  let last = "nothing yet";
+  for (;;) {
+    if (Date.now() > deadline)
+      throw new Error(`${inst.id}: no QR accepted within ${timeoutMs / 1000} s (last: ${last})`);
+    const qr = await sim("GET", `/simnet/instances/${inst.id}/qr`);
+    if (qr.status === 200) {
+      const scan = await sim("POST", `/simnet/phones/${inst.phone}/scan`, { qr: qr.body.value });
+      if (scan.status === 200) return;
+      if (scan.status !== 404) throw new Error(`scan ${inst.id}: ${scan.status} ${JSON.stringify(scan.body)}`);
+      last = `scan ${scan.status} ${JSON.stringify(scan.body)}`;
+    } else {
+      last = `GET QR ${qr.status} ${JSON.stringify(qr.body)}`;
+    }
+    await sleep(intervalMs);
+  }
+}
+
 /** A bare Fastify baseline (a script under bench/support) in its own process, up and answering. */
 export async function startBareFastify(script, nodeArgs = []) {
   const port = await freePort();

@@ -61,6 +61,8 @@ import {
   redisCommandStats,
   requireFrom,
   runCleanups,
+  scanUntilPaired,
+  simnetClient,
   sleep,
   spawnService,
   spreadOverConnections,
@@ -261,15 +263,7 @@ export default async function sendBench() {
     const services = [gw.service, ...(pod ? [pod] : []), simnet, worker];
     const pids = { redis: stackRedisPid(), temporal: stackTemporalPid() };
 
-    const bearer = { authorization: `Bearer ${gw.adminToken}` };
-    const sim = async (method, path, json) => {
-      const res = await fetch(simnetUrl + path, {
-        method,
-        headers: { ...bearer, ...(json !== undefined ? { "content-type": "application/json" } : {}) },
-        body: json !== undefined ? JSON.stringify(json) : undefined,
-      });
-      return { status: res.status, body: await res.json().catch(() => null) };
-    };
+    const sim = simnetClient(simnetUrl, gw.adminToken);
     const api = async (base, inst, method, path, { json, headers = {} } = {}) => {
       const res = await fetch(`${base}/v1/instances/${inst.id}${path}`, {
         method,
@@ -310,17 +304,7 @@ export default async function sendBench() {
     await pool(instances, 20, async (inst) => {
       const r = await api(gw.url, inst, "POST", "/start");
       if (r.status !== 200) throw new Error(`start ${inst.id}: ${r.status} ${JSON.stringify(r.body)}`);
-      const deadline = Date.now() + 60_000;
-      for (;;) {
-        if (Date.now() > deadline) throw new Error(`${inst.id}: no QR to scan within 60 s`);
-        const qr = await sim("GET", `/simnet/instances/${inst.id}/qr`);
-        if (qr.status === 200) {
-          const scan = await sim("POST", `/simnet/phones/${inst.phone}/scan`, { qr: qr.body.value });
-          if (scan.status === 200) break;
-          if (scan.status !== 404) throw new Error(`scan ${inst.id}: ${scan.status} ${JSON.stringify(scan.body)}`);
-        }
-        await sleep(50);
-      }
+      await scanUntilPaired(sim, inst, { timeoutMs: 60_000, intervalMs: 50 });
     });
     const statuses = async () => {
       const byStatus = {};

@@ -42,6 +42,8 @@ import {
   requireFrom,
   rssKiB,
   runCleanups,
+  scanUntilPaired,
+  simnetClient,
   sleep,
   spawnService,
   stackRedisPid,
@@ -177,15 +179,7 @@ export default async function sessionsBench() {
       return svc;
     };
 
-    const bearer = { authorization: `Bearer ${gw.adminToken}` };
-    const sim = async (method, path, json) => {
-      const res = await fetch(simnetUrl + path, {
-        method,
-        headers: { ...bearer, ...(json !== undefined ? { "content-type": "application/json" } : {}) },
-        body: json !== undefined ? JSON.stringify(json) : undefined,
-      });
-      return { status: res.status, body: await res.json().catch(() => null) };
-    };
+    const sim = simnetClient(simnetUrl, gw.adminToken);
     const connections = async () => {
       const r = await sim("GET", "/simnet/connections");
       if (r.status !== 200) throw new Error(`GET /simnet/connections: ${r.status}`);
@@ -299,17 +293,7 @@ export default async function sessionsBench() {
     let paired = 0;
     await pool(instances, setupConcurrency, async (inst) => {
       await lifecycle(inst, "start");
-      const deadline = Date.now() + 120_000;
-      for (;;) {
-        if (Date.now() > deadline) throw new Error(`${inst.id}: no QR to scan within 120 s`);
-        const qr = await sim("GET", `/simnet/instances/${inst.id}/qr`);
-        if (qr.status === 200) {
-          const scan = await sim("POST", `/simnet/phones/${inst.phone}/scan`, { qr: qr.body.value });
-          if (scan.status === 200) break;
-          if (scan.status !== 404) throw new Error(`scan ${inst.id}: ${scan.status} ${JSON.stringify(scan.body)}`);
-        }
-        await sleep(100);
-      }
+      await scanUntilPaired(sim, inst, { timeoutMs: 120_000, intervalMs: 100 });
       if (++paired % 250 === 0) log(`setup: ${paired} paired`);
     });
     await until(async () => (await openConns()).length === n, `${n} open connections after pairing`, {
