@@ -1,0 +1,137 @@
+// pnpm bench skeleton — the lower bound of `pnpm bench send` set by the architecture alone.
+//
+// The send path of the spec and ARCHITECTURE.md crosses four processes besides the load
+// generator: the gateway (public HTTP, auth and the shared rate limit in Redis), the session pod
+// that holds the connection, the network, and Redis (where the pod records the sent message
+// before it answers, so that nothing accepted is lost). This bench runs that path with nothing
+// else in it (bench/support/skeleton/): Fastify's route; one auto-pipelined Redis command for
+// auth; one newline-JSON frame to the pod over one TCP connection; one to the network, whose
+// answer and 'delivered' ack come back in one write; one XADD per sent message and one per ack;
+// the answer back. No validation, no lease check, no read model, no events' fan-out, no
+// simnet protocol (WebSocket, zod): every real step costs at least this much.
+//
+// Same load as `pnpm bench send` (autocannon, BENCH_CONNECTIONS=50, BENCH_DURATION=10 s after a
+// BENCH_WARMUP=3 s warm-up, BENCH_ROUNDS=3 alternating rounds against the same bare Fastify,
+// the ratio is the median of the rounds'), so its ratio is the ceiling of the send bench's on
+// the same machine: if the skeleton alone stays under 0.15 of bare Fastify, no implementation of
+// this architecture reaches the send target there.
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { up } from "../scripts/stack-lib.mjs";
+import {
+  cpuMeter,
+  formatCores,
+  freePorts,
+  intEnv,
+  log,
+  median,
+  onCleanup,
+  printMachineFacts,
+  ROOT,
+  requireFrom,
+  runCleanups,
+  sleep,
+  spawnService,
+  spreadOverConnections,
+  stackRedisPid,
+  startBareFastify,
+  summaryTable,
+  waitForHttp,
+  warmAndMeasure,
+} from "./lib.mjs";
+
+export const description =
+  "the send path's skeleton (gateway → pod → network, Redis: no business logic) against bare Fastify: the send target's ceiling on this machine";
+
+export default async function main() {
+  const duration = intEnv("BENCH_DURATION", 10);
+  const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
+  const connections = intEnv("BENCH_CONNECTIONS", 50);
+  const rounds = intEnv("BENCH_ROUNDS", 3);
+  const nodeFlags = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  console.log("bench skeleton: the send path's unavoidable hops, nothing else, against bare Fastify");
+  printMachineFacts();
+  const stack = await up();
+  const prefix = `benchskel${randomBytes(4).toString("hex")}:`;
+  const { Redis } = requireFrom("services/platform")("ioredis");
+  const redis = new Redis(stack.redisUrl);
+  onCleanup(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+  });
+  try {
+    const [netPort, podPort, gwPort] = await freePorts(3);
+    const env = { ...process.env, REDIS_URL: stack.redisUrl, KEY_PREFIX: prefix, NODE_ENV: "production" };
+    const start = async (name, port, extra) => {
+      let listening;
+      const up = new Promise((resolve) => {
+        listening = resolve;
+      });
+      const svc = spawnService({
+        name,
+        command: process.execPath,
+        args: [...nodeFlags, join(ROOT, "bench", "support", "skeleton", `${name}.mjs`)],
+        env: { ...env, PORT: String(port), ...extra },
+        onLine: (line) => line === "listening" && listening(),
+      });
+      const died = svc.exited.then(() => {
+        throw new Error(`${name} exited before listening:\n${svc.tail()}`);
+      });
+      await Promise.race([up, died]);
+      return svc;
+    };
+    const network = await start("network", netPort, {});
+    const pod = await start("pod", podPort, { NETWORK_PORT: String(netPort) });
+    const gateway = await start("gateway", gwPort, { POD_PORT: String(podPort) });
+    const gwUrl = `http://127.0.0.1:${gwPort}`;
+    await waitForHttp(`${gwUrl}/healthz`, { service: gateway });
+    const { service: bareSvc, url: bareUrl } = await startBareFastify("send-bare-fastify.mjs", nodeFlags);
+
+    const targets = Array.from({ length: Math.max(connections, 200) }, (_, i) => ({
+      method: "POST",
+      path: `/v1/instances/i${String(i).padStart(24, "0")}/messages/text`,
+      headers: { "content-type": "application/json", "x-instance-token": `gwt_${"x".repeat(40)}${i}` },
+      body: JSON.stringify({ chatId: "15550000001@c.us", text: "Olá! Seu pedido #1234 saiu para entrega." }),
+    }));
+    const settings = { connections, duration, ...spreadOverConnections(targets, connections) };
+    const results = [];
+    for (let r = 1; r <= rounds; r++) {
+      const tag = r === 1 ? "" : ` #${r}`;
+      if (r > 1) await sleep(1_000);
+      const bare = await warmAndMeasure(
+        { title: `bare fastify${tag}`, url: bareUrl, ...settings },
+        { warmup: r === 1 ? warmup : 0, cpu: { services: [bareSvc] } },
+      );
+      const skel = await warmAndMeasure(
+        { title: `skeleton${tag}`, url: gwUrl, ...settings },
+        {
+          warmup: r === 1 ? warmup : 0,
+          cpu: { services: [gateway, pod, network], pids: { redis: stackRedisPid() } },
+        },
+      );
+      results.push({ bare, skel });
+    }
+    console.log("");
+    for (const { bare, skel } of results) {
+      for (const x of [skel, bare]) {
+        const total = Object.values(x.cores ?? {}).reduce((a, b) => a + b, 0) - (x.cores?.["everything else"] ?? 0);
+        console.log(`   cpu cores used, ${x.title}: ${formatCores(x.cores ?? {})}`);
+        console.log(`   cpu per 2xx answer, ${x.title}: ${Math.round((total / (x.ok / duration)) * 1e6)} µs`);
+      }
+    }
+    console.log("");
+    console.log(summaryTable(results.flatMap(({ bare, skel }) => [skel, bare])));
+    const bad = results.flatMap(({ bare, skel }) => [bare, skel]).filter((x) => x.non2xx > 0 || x.errors > 0);
+    for (const x of bad) console.log(`   INVALID ${x.title}: ${x.non2xx} non-2xx, ${x.errors} errors`);
+    const ratios = results.map(({ bare, skel }) => skel.ok / bare.ok);
+    console.log(`   ratio per round: ${ratios.map((x) => x.toFixed(3)).join(", ")}`);
+    console.log(`   ratio skeleton/bare: ${median(ratios).toFixed(3)} (median of ${rounds} alternating rounds)`);
+    console.log(
+      "   the send target (>= 0.15 of bare Fastify) is reachable on this machine only if this ceiling is well above it",
+    );
+    return bad.length ? 1 : 0;
+  } finally {
+    await runCleanups();
+  }
+}
