@@ -29,7 +29,7 @@
 // started and paired (a virtual phone scans each QR), all WORKING.
 //
 // Environment: BENCH_DURATION (s, default 10), BENCH_CONNECTIONS (50), BENCH_WARMUP (s, 3),
-// BENCH_ROUNDS (3), BENCH_INSTANCES (default 200), BENCH_ENQUEUE (10000, at most 10,000: the
+// BENCH_ROUNDS (3), BENCH_INSTANCES (default 1000), BENCH_ENQUEUE (10000, at most 10,000: the
 // queue's cap),
 // BENCH_ENQUEUE_CONCURRENCY (50), BENCH_SCHED_ITEMS (200), BENCH_SCHED_INSTANCES (20),
 // BENCH_SCHED_DELAY_S (1), BENCH_BR=1 (one more immediate run to a Brazilian contact asked for
@@ -76,6 +76,7 @@ import {
   warmAndMeasure,
 } from "./lib.mjs";
 import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
+import { skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
 
 export const description =
   "send routes end to end (gateway → session pod → simnet, Temporal queue): immediate sends/s + p50/p99 vs bare Fastify (target >= 0.15), 10,000 enqueued (target <= 10 s), queue schedule error p99 (target <= 500 ms)";
@@ -151,7 +152,9 @@ export default async function sendBench() {
   const duration = intEnv("BENCH_DURATION", 10);
   const connections = intEnv("BENCH_CONNECTIONS", 50);
   const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
-  const n = Math.max(connections, intEnv("BENCH_INSTANCES", 200));
+  // 1,000 instances keep each under half of the 20/s rate limit up to ~11,500 sends/s: 200 (the
+  // default until session 10) were refused with 429s on a machine that sends ~5,000/s.
+  const n = Math.max(connections, intEnv("BENCH_INSTANCES", 1000));
   const enqueueN = intEnv("BENCH_ENQUEUE", 10_000);
   const enqueueConcurrency = intEnv("BENCH_ENQUEUE_CONCURRENCY", 50);
   const schedItems = intEnv("BENCH_SCHED_ITEMS", 200);
@@ -364,17 +367,40 @@ export default async function sendBench() {
           },
         },
       );
-    // Alternating rounds (bare, send, bare, send, …): the machine's speed drifts within a minute,
-    // so each round's ratio compares runs taken back to back; the figure is their median.
+    // The architecture's skeleton (bench/skeleton.mjs: the same hops, no business logic) on as
+    // many instances: the ceiling of the ratio on this machine, and send/skeleton a figure of the
+    // code that moves less with the machine than send/bare.
+    const skeleton = await startSkeleton({
+      redis,
+      redisUrl: gw.redisUrl,
+      prefix: `${gw.env.KEY_PREFIX}skel:`,
+      instances: n,
+      nodeFlags,
+    });
+    const skeletonTargets = Array.from({ length: n }, (_, i) => ({
+      method: "POST",
+      path: skeletonPath(i),
+      headers: postHeaders(`gwt_${"x".repeat(40)}${i}`),
+      body: sendBody(`${CONTACT}@c.us`),
+    }));
+    const measureSkeleton = (title, warm) =>
+      warmAndMeasure(
+        { title, url: skeleton.url, ...settings, ...spreadOverConnections(skeletonTargets, connections) },
+        { warmup: warm, cpu: { services: skeleton.services, pids: { redis: pids.redis } } },
+      );
+    // Alternating rounds (bare, skeleton, send, bare, …): the machine's speed drifts within a
+    // minute, so each round's ratios compare runs taken back to back; the figures are their medians.
     results.rounds = [];
     for (let r = 1; r <= rounds; r++) {
       const tag = r === 1 ? "" : ` #${r}`;
       if (r > 1) await sleep(2_000); // the previous round's acks settle
       const bare = await measureBare(`bare fastify${tag}`, r === 1 ? warmup : 0);
+      const skel = await measureSkeleton(`skeleton${tag}`, r === 1 ? warmup : 0);
       const send = await measureSend(`send (${CONTACT.slice(0, 4)}…)${tag}`, r === 1 ? warmup : 0);
-      results.rounds.push({ bare, send });
+      results.rounds.push({ bare, skel, send });
     }
     await bareSvc.stop();
+    for (const svc of skeleton.services) await svc.stop();
     const statsAfter = (await sim("GET", "/simnet/stats")).body;
     results.bare = results.rounds[0].bare;
     results.send = results.rounds[0].send;
@@ -640,7 +666,7 @@ export default async function sendBench() {
       `${RATE_LIMIT.burst}) lets ${fmt(sustainable, 1)}/s pass over the ${results.sendWindowS}s warm-up + run ` +
       `(the pool keeps each instance under ${RATE_HEADROOM * 100} % of it up to ${fmt(sustainable * RATE_HEADROOM * n)} sends/s)`,
   );
-  const roundRuns = results.rounds.flatMap((x) => [x.send, x.bare]);
+  const roundRuns = results.rounds.flatMap((x) => [x.send, x.skel, x.bare]);
   out(
     `   simnet counted ${int(results.simnetMessages)} messages sent during warm-up + the ${results.rounds.length} ` +
       `measured rounds (2xx answers of the measured rounds alone: ${int(results.rounds.reduce((a, x) => a + x.send.ok, 0))})`,
@@ -688,6 +714,16 @@ export default async function sendBench() {
   out(`   ratio per round: ${ratios.map((x) => x.toFixed(3)).join(", ")}`);
   out(
     `   ratio send/bare: ${ratio.toFixed(3)} (median of ${ratios.length} alternating rounds; target >= ${TARGET_RATIO})`,
+  );
+  const ceilings = results.rounds.map((x) => x.skel.rps / x.bare.rps);
+  const ofSkeleton = results.rounds.map((x) => x.send.rps / x.skel.rps);
+  out(
+    `   ratio skeleton/bare (the architecture's ceiling here): ${ceilings.map((x) => x.toFixed(3)).join(", ")}, ` +
+      `median ${median(ceilings).toFixed(3)}`,
+  );
+  out(
+    `   ratio send/skeleton: ${ofSkeleton.map((x) => x.toFixed(3)).join(", ")}, median ${median(ofSkeleton).toFixed(3)} ` +
+      `(the send target needs ${(TARGET_RATIO / median(ceilings)).toFixed(2)} of the skeleton on this machine)`,
   );
   const rc = medianRound.send.redisCommands;
   if (rc) {

@@ -16,29 +16,23 @@
 // the same machine: if the skeleton alone stays under 0.15 of bare Fastify, no implementation of
 // this architecture reaches the send target there.
 import { randomBytes } from "node:crypto";
-import { join } from "node:path";
 import { up } from "../scripts/stack-lib.mjs";
 import {
-  cpuMeter,
   formatCores,
-  freePorts,
   intEnv,
-  log,
   median,
   onCleanup,
   printMachineFacts,
-  ROOT,
   requireFrom,
   runCleanups,
   sleep,
-  spawnService,
   spreadOverConnections,
   stackRedisPid,
   startBareFastify,
   summaryTable,
-  waitForHttp,
   warmAndMeasure,
 } from "./lib.mjs";
+import { skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
 
 export const description =
   "the send path's skeleton (gateway → pod → network, Redis: no business logic) against bare Fastify: the send target's ceiling on this machine";
@@ -48,49 +42,27 @@ export default async function main() {
   const warmup = intEnv("BENCH_WARMUP", 3, { min: 0 });
   const connections = intEnv("BENCH_CONNECTIONS", 50);
   const rounds = intEnv("BENCH_ROUNDS", 3);
+  const instances = Math.max(connections, intEnv("BENCH_INSTANCES", 1000));
   const nodeFlags = (process.env.BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
   console.log("bench skeleton: the send path's unavoidable hops, nothing else, against bare Fastify");
   printMachineFacts();
   const stack = await up();
-  const prefix = `benchskel${randomBytes(4).toString("hex")}:`;
   const { Redis } = requireFrom("services/platform")("ioredis");
   const redis = new Redis(stack.redisUrl);
-  onCleanup(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-  });
+  onCleanup(() => redis.disconnect());
   try {
-    const [netPort, podPort, gwPort] = await freePorts(3);
-    const env = { ...process.env, REDIS_URL: stack.redisUrl, KEY_PREFIX: prefix, NODE_ENV: "production" };
-    const start = async (name, port, extra) => {
-      let listening;
-      const up = new Promise((resolve) => {
-        listening = resolve;
-      });
-      const svc = spawnService({
-        name,
-        command: process.execPath,
-        args: [...nodeFlags, join(ROOT, "bench", "support", "skeleton", `${name}.mjs`)],
-        env: { ...env, PORT: String(port), ...extra },
-        onLine: (line) => line === "listening" && listening(),
-      });
-      const died = svc.exited.then(() => {
-        throw new Error(`${name} exited before listening:\n${svc.tail()}`);
-      });
-      await Promise.race([up, died]);
-      return svc;
-    };
-    const network = await start("network", netPort, {});
-    const pod = await start("pod", podPort, { NETWORK_PORT: String(netPort) });
-    const gateway = await start("gateway", gwPort, { POD_PORT: String(podPort) });
-    const gwUrl = `http://127.0.0.1:${gwPort}`;
-    await waitForHttp(`${gwUrl}/healthz`, { service: gateway });
+    const skeleton = await startSkeleton({
+      redis,
+      redisUrl: stack.redisUrl,
+      prefix: `benchskel${randomBytes(4).toString("hex")}:`,
+      instances,
+      nodeFlags,
+    });
     const { service: bareSvc, url: bareUrl } = await startBareFastify("send-bare-fastify.mjs", nodeFlags);
 
-    const targets = Array.from({ length: Math.max(connections, 200) }, (_, i) => ({
+    const targets = Array.from({ length: instances }, (_, i) => ({
       method: "POST",
-      path: `/v1/instances/i${String(i).padStart(24, "0")}/messages/text`,
+      path: skeletonPath(i),
       headers: { "content-type": "application/json", "x-instance-token": `gwt_${"x".repeat(40)}${i}` },
       body: JSON.stringify({ chatId: "15550000001@c.us", text: "Olá! Seu pedido #1234 saiu para entrega." }),
     }));
@@ -104,10 +76,10 @@ export default async function main() {
         { warmup: r === 1 ? warmup : 0, cpu: { services: [bareSvc] } },
       );
       const skel = await warmAndMeasure(
-        { title: `skeleton${tag}`, url: gwUrl, ...settings },
+        { title: `skeleton${tag}`, url: skeleton.url, ...settings },
         {
           warmup: r === 1 ? warmup : 0,
-          cpu: { services: [gateway, pod, network], pids: { redis: stackRedisPid() } },
+          cpu: { services: skeleton.services, pids: { redis: stackRedisPid() } },
         },
       );
       results.push({ bare, skel });

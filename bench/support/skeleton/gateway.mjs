@@ -29,7 +29,7 @@ app.post("/v1/instances/:instanceId/messages/text", async (req, reply) => {
   const mine = ++c;
   const answer = await new Promise((resolve) => {
     waiting.set(mine, resolve);
-    toPod({ c: mine, chatId, text: req.body?.text });
+    toPod({ c: mine, i: Number(req.params.instanceId.slice(1)), chatId, text: req.body?.text });
   });
   return reply.code(201).send({ chatId: answer.chatId, id: answer.id, status: answer.status });
 });

@@ -1,6 +1,8 @@
-// The skeleton's session pod: takes a call from the gateway's channel, sends it on the network,
-// records the sent message (one XADD: its message.any event, the least a durable record can be)
-// before it answers, and records each ack (one XADD). No lease check, read model or validation.
+// The skeleton's session pod: one network connection per instance (INSTANCES of them, as a pod
+// holds one per connected number). It takes a call from the gateway's channel, sends it on its
+// instance's connection, records the sent message (one XADD: its message.any event, the least a
+// durable record can be) before it answers, and records each ack (one XADD). No lease check,
+// read model, kept message or validation.
 import { createRequire } from "node:module";
 import { connect, createServer } from "node:net";
 import { frameWriter, onFrames } from "./frames.mjs";
@@ -9,30 +11,26 @@ const require = createRequire(new URL("../../../services/platform/package.json",
 const { Redis } = require("ioredis");
 const redis = new Redis(process.env.REDIS_URL, { enableAutoPipelining: true });
 const prefix = process.env.KEY_PREFIX;
+const instances = Number(process.env.INSTANCES);
 
-const net = connect(Number(process.env.NETWORK_PORT), "127.0.0.1");
-net.setNoDelay(true);
-const toNet = frameWriter(net);
 const waiting = new Map();
-let n = 0;
-onFrames(net, (f) => {
-  if (f.ack) {
-    void redis.xadd(
-      `${prefix}events`,
-      "MAXLEN",
-      "~",
-      "100000",
-      "*",
-      "e",
-      JSON.stringify({ event: "message.ack", ...f }),
-    );
-    return;
-  }
-  const w = waiting.get(f.n);
-  waiting.delete(f.n);
-  w(f);
-});
+const record = (event) => redis.xadd(`${prefix}events`, "MAXLEN", "~", "100000", "*", "e", JSON.stringify(event));
+const links = await Promise.all(
+  Array.from({ length: instances }, async () => {
+    const socket = connect(Number(process.env.NETWORK_PORT), "127.0.0.1");
+    socket.setNoDelay(true);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    onFrames(socket, (f) => {
+      if (f.ack) return void record({ event: "message.ack", payload: f });
+      const w = waiting.get(f.n);
+      waiting.delete(f.n);
+      w(f);
+    });
+    return frameWriter(socket);
+  }),
+);
 
+let n = 0;
 const server = createServer((socket) => {
   socket.setNoDelay(true);
   const answer = frameWriter(socket);
@@ -46,18 +44,10 @@ const server = createServer((socket) => {
         fromMe: true,
         timestamp: sent.t,
       };
-      await redis.xadd(
-        `${prefix}events`,
-        "MAXLEN",
-        "~",
-        "100000",
-        "*",
-        "e",
-        JSON.stringify({ event: "message.any", payload: msg }),
-      );
+      await record({ event: "message.any", payload: msg });
       answer({ c: call.c, chatId: call.chatId, id: msg.id, status: "sent" });
     });
-    toNet({ n: mine, to: call.chatId, text: call.text });
+    links[call.i % instances]({ n: mine, to: call.chatId, text: call.text });
   });
 });
 server.listen(Number(process.env.PORT), "127.0.0.1", () => process.stdout.write("listening\n"));
