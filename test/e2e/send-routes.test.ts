@@ -238,11 +238,7 @@ describe("text", () => {
     expect(ev.quotedId).toBeNull();
   });
 
-  // PRODUCT BUG (services/session/src/manager.ts `send`): a retry with the same client `id` is
-  // answered by simnet with the first result and delivers nothing, but the pod saves the message
-  // and publishes `message.any` again every time: subscribers see the one message announced twice
-  // (two envelopes, two `evt_` ids). Fix: skip save + publish when the network id is already
-  // stored for the instance (the network answered a replay).
+  // Regression: a retry the network answers with its first result is not saved or announced again.
   it("a retry with the same client id sends once and announces once", async () => {
     const one = await send("text", { phone: b.phone, text: "uma vez", id: "routes-retry-0001" });
     const two = await send("text", { phone: b.phone, text: "uma vez", id: "routes-retry-0001" });
@@ -528,10 +524,7 @@ describe("structured messages", () => {
     expect((await sentAs(vote2.id)).message).toEqual({ type: "poll_vote", pollId: theirs.id, votes: ["Seg", "Qua"] });
   });
 
-  // PRODUCT BUG (services/gateway/src/routers/messages.ts, `sendOutput`): the union lists
-  // `sendResponseSchema` before its `.extend({ success })`, so zod's union takes the first
-  // (stripping) match and the `success: true` that `send()` puts on a vote's answer never
-  // reaches the client. Fix: list the extended schema first.
+  // Regression: a vote's answer keeps `success: true` (the extended schema is listed first in the union).
   it("poll/vote answers success: true (spec 4.4) along with the send response", async () => {
     const poll = await send("poll", {
       phone: b.phone,

@@ -98,10 +98,7 @@ describe("the chat", () => {
     }
   });
 
-  // PRODUCT BUG (services/contracts/src/chat-id.ts `chatOf`): `input.chatId ?? input.phone` picks
-  // an empty `chatId: ""` over a given `phone`, and then treats "" as absent: {chatId: "", phone:
-  // "<number>"} answers 422 details.chatId 'informe o chatId' although the alias names the chat.
-  // Fix: fall back to `phone` when chatId is blank (e.g. `input.chatId?.trim() ? input.chatId : input.phone`).
+  // Regression: a blank `chatId` falls back to its alias `phone`.
   it("an empty chatId next to a phone uses the phone", async () => {
     const out = await expectJson(await post("text", { chatId: "", phone: b.phone, text: "pelo alias" }), 201);
     expect(out.chatId).toBe(`${b.phone}@c.us`);
@@ -348,16 +345,7 @@ describe("route bodies", () => {
     expect(await sentCount()).toBe(before);
   });
 
-  // PRODUCT BUG (services/session/src/providers/sim.ts, `response` frames): a network refusal is
-  // re-raised as `new ApiError(code, f.error.message)`, i.e. simnet's own English text and no
-  // `details`. Spec 7: `message` is Portuguese text and a `validation_error` has `details` naming
-  // the field. Seen here: a vote for an option the poll lacks answers
-  // {"code":"validation_error","message":"not options of the poll: Z"} (no details.votes); a
-  // non-Brazilian number without an account answers
-  // {"code":"network_rejected","message":"4930123456789@c.us is not on the network"} while a
-  // Brazilian one answers "O número não tem conta na rede de mensagens." with details.chatId; a
-  // reaction to an unknown message answers "unknown message 3EB0…". Fix: map simnet codes to
-  // Portuguese messages (ERROR_MESSAGES) and, for send, the field: votes / chatId / messageId.
+  // Regression: network refusals answer in Portuguese, with `details` naming the field (spec 7).
   it("network refusals answer in Portuguese and name the field", async () => {
     const poll = await expectJson(
       await post("poll", { phone: b.phone, poll: { name: "Q2?", options: ["A", "B"], multipleAnswers: false } }),
@@ -457,10 +445,7 @@ describe("route bodies", () => {
     await expectInvalid(await seen({ chatId: b.phone, messageIds: ["not an id!"] }), { messageIds: null });
   });
 
-  // PRODUCT BUG (services/gateway/src/routers/messages.ts, `seen`): every id, including the
-  // single `messageId`, is resolved with field name "messageIds", so a malformed `messageId`
-  // answers details.messageIds — a field the client did not send. Fix: resolve `messageId` with
-  // "messageId" (and `messageIds` entries with "messageIds").
+  // Regression: a malformed `messageId` is reported under its own field, not `messageIds`.
   it("seen: a malformed messageId is reported under details.messageId", async () => {
     await expectInvalid(
       await call("/messages/seen", { method: "POST", json: { chatId: b.phone, messageId: "not an id!" } }),

@@ -66,7 +66,7 @@ export interface QueueActivities {
   expireQueueItem(input: { instanceId: string; queueId: string; error: string }): Promise<void>;
 }
 
-/** Default typing time when the item has no `delayTyping` (docs/queue.md): a person typing the text. */
+/** Default typing time when the item has no `delayTyping` (docs/sending.md): a person typing the text. */
 export function typingRuleMs(textLength: number): number {
   // ~40 ms per character, at least 1 s and at most 8 s (well inside delayTyping's 15 s).
   return Math.min(8_000, Math.max(1_000, Math.round(textLength * 40)));

@@ -2,7 +2,7 @@ import { z } from "zod";
 
 /**
  * The send queue of spec 2.7 / 3.3 / 4.10. Final statuses (the spec leaves them open; see
- * docs/queue.md): `sent`, `failed` (the network refused or the media could not be used),
+ * docs/sending.md): `sent`, `failed` (the network refused or the media could not be used),
  * `expired` (waited past `ttlHours`) and `cancelled`. `queued` while waiting; `sending` while a
  * send is in flight (it cannot be cancelled any more).
  */

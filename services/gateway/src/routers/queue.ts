@@ -19,7 +19,7 @@ const queueIdInput = z.object({
 
 const notFound = () => new ApiError("not_found", "Item da fila não encontrado.");
 
-/** Spec 4.10: the instance's send queue. Item states and timing rules: docs/queue.md. */
+/** Spec 4.10: the instance's send queue. Item states and timing rules: docs/sending.md. */
 export const queueRouter = router({
   queueList: instanceProcedure
     .meta({
