@@ -453,6 +453,21 @@ describe("route bodies", () => {
     );
   });
 
+  it("seen: in a group, participant completes a bare id the instance has not stored", async () => {
+    const group = await expectJson<{ id: string }>(
+      await c.sim("POST", "/simnet/groups", { subject: "Recibos", participants: [a.phone, b.phone] }),
+      201,
+    );
+    const seen = (json: unknown) => call("/messages/seen", { method: "POST", json });
+    const bare = "3EB0ABCDEFABCDEFABCDEF01";
+    // A group receipt names the sender: without it the bare id cannot be read.
+    await expectInvalid(await seen({ chatId: group.id, messageId: bare }), { messageIds: null });
+    await expectInvalid(await seen({ chatId: group.id, messageId: bare, participant: "nobody" }), {
+      participant: "participante inválido",
+    });
+    expect(await expectJson(await seen({ chatId: group.id, messageId: bare, participant: b.phone }))).toEqual({});
+  });
+
   it("reaction: messageId and reaction required; an unknown bare id needs its chat", async () => {
     const react = (json: unknown) => call("/messages/reaction", { method: "PUT", json });
     await expectInvalid(await react({ reaction: "👍" }), { messageId: null });

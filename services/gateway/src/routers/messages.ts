@@ -4,6 +4,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
+  normalizeChatId,
   parseMessageId,
   queueItemSchema,
   reactionBody,
@@ -210,12 +211,24 @@ export const messagesRouter = router({
         ...(input.messageIds ?? []).map((v): [string, string] => [v, "messageIds"]),
       ];
       if (ids.length === 0) return {};
+      // A group's read receipt names the message's sender: `participant` completes the bare ids
+      // this instance has not stored (spec 4.4), as the full id's `_participant` part would.
+      let participant: string | undefined;
+      if (input.participant !== undefined) {
+        const p = normalizeChatId(input.participant);
+        if (!p || (!p.endsWith("@c.us") && !p.endsWith("@lid"))) {
+          throw new ApiError("validation_error", "Campos inválidos.", { participant: "participante inválido" });
+        }
+        participant = p;
+      }
       const byChat = new Map<string, string[]>();
       for (const [value, field] of ids) {
         const ref = await resolveRef(ctx.instance.id, value, field, ctx.platform.messages);
         const chatId = ref.chatId ?? given;
         if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
-        byChat.set(chatId, [...(byChat.get(chatId) ?? []), ref.apiId ?? ref.id]);
+        const id =
+          ref.apiId ?? (participant ? formatMessageId({ fromMe: false, chatId, id: ref.id, participant }) : ref.id);
+        byChat.set(chatId, [...(byChat.get(chatId) ?? []), id]);
       }
       const owner = await connectedOwner(ctx);
       for (const [chatId, list] of byChat) {

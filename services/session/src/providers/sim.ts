@@ -153,9 +153,20 @@ class SimSession implements ProviderSession {
     return this.request("check-exists", { phone }) as Promise<ExistsResult>;
   }
 
-  async markRead(_chatId: string, messageIds: string[]): Promise<void> {
-    // API ids (`{fromMe}_{chatId}_{id}`) or bare network ids: simnet knows the network's.
-    const ids = messageIds.map((v) => parseMessageId(v)?.id ?? v);
+  async markRead(chatId: string, messageIds: string[]): Promise<void> {
+    // API ids (`{fromMe}_{chatId}_{id}`) or bare network ids: simnet knows the network's. A
+    // group's receipt names the sender, so a bare id is refused there, as the Baileys provider
+    // refuses it (the real network needs the participant).
+    const ids = messageIds.map((v) => {
+      const parsed = parseMessageId(v);
+      if (parsed) return parsed.id;
+      if (chatId.endsWith("@g.us")) {
+        throw new ApiError("validation_error", "Em grupos, use o id completo da mensagem (com o participante).", {
+          messageIds: "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
+        });
+      }
+      return v;
+    });
     if (ids.length > 0) await this.request("read", { ids });
   }
 
