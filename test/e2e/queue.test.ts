@@ -663,6 +663,31 @@ describe("pause and resume", () => {
     expect(await expectJson(await inst.call("/queue/resume", { method: "POST" }))).toMatchObject({ paused: false });
   }, 60_000);
 
+  it("a pause while an item waits out its delay shows no typing indicator; resume types, then sends", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    const item = await enqueue(inst, to, "sem digitar", { delayMessage: 3, delayTyping: 1 });
+    await waitUntil(
+      () => getItem(inst, item.id),
+      (i) => i.delayMs === 3_000,
+      "the item planned (its delay running)",
+    );
+    await expectJson(await inst.call("/queue/pause", { method: "POST" }));
+    // Past the delay and the typing time: the contact saw nothing and got nothing.
+    await sleep(6_000);
+    expect(await presencesTo(inst, to)).toEqual([]);
+    expect(await sentTo(inst, to)).toEqual([]);
+    expect((await getItem(inst, item.id)).status).toBe("queued");
+
+    await expectJson(await inst.call("/queue/resume", { method: "POST" }));
+    const [done] = await waitFinal(inst, [item.id]);
+    expect(done!.status).toBe("sent");
+    const typing = (await presencesTo(inst, to)).filter((p) => p.state === "composing");
+    const [sent] = await sentTo(inst, to);
+    expect(typing.length).toBeGreaterThanOrEqual(1);
+    expect(typing.every((p) => p.seq < sent!.seq)).toBe(true);
+  }, 60_000);
+
   it("a pause while items are flowing stops the next ones; resume carries on without loss or repeat", async () => {
     const inst = await newInstance();
     const to = await newContact();
