@@ -614,6 +614,37 @@ describe("X-Queue and the queue mode (spec 4.4)", () => {
     expect((await listQueue(inst, "?status=all")).data.map((i) => i.id)).toEqual([location.id, poll.id]);
   }, 60_000);
 
+  it("a queued send is refused before its 202 for what its send would certainly fail on; nothing is queued", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    const q = { "x-queue": "true" };
+    const post = (route: string, json: Record<string, unknown>) =>
+      inst.call(`/messages/${route}`, { method: "POST", headers: q, json: { phone: to, ...json } });
+    const invalid = async (res: Response, field: string) => {
+      const body = await expectError(res, 422, "validation_error");
+      expect(body.error.details).toHaveProperty([field]);
+    };
+    const png = Buffer.from("89504e470d0a1a0a0000000d49484452", "hex").toString("base64");
+    await invalid(await post("text", { text: "oi", mentions: ["não é número"] }), "mentions");
+    await invalid(await post("text", { text: "oi", mentions: ["all"] }), "mentions"); // not a group
+    await invalid(await post("text", { text: "oi", reply_to: "não é id!" }), "reply_to");
+    await invalid(await post("image", { file: { data: "@@@", mimetype: "image/png" } }), "file.data");
+    await invalid(await post("image", { file: { data: png, mimetype: "application/pdf" } }), "file");
+    await invalid(await post("sticker", { file: { data: png, mimetype: "image/png" } }), "file");
+    await expectError(await post("image", { file: { url: "ftp://example.com/a.png" } }), 400, "url_not_allowed");
+    await invalid(
+      await post("event", { event: { name: "Reunião", startTime: 1_900_000_000, endTime: 1_800_000_000 } }),
+      "event.endTime",
+    );
+    await invalid(await post("forward", { messageId: "3EB0AAAAAAAAAAAAAAAAAAAA" }), "messageId");
+    expect(await settingsOf(inst)).toMatchObject({ pending: 0 });
+    expect((await listQueue(inst, "?status=all")).data).toEqual([]);
+
+    // The same request, valid, is accepted.
+    const ok = await expectJson<QueueItem>(await post("image", { file: { data: png, mimetype: "image/png" } }), 202);
+    expect(ok.status).toBe("queued");
+  }, 60_000);
+
   it("the same Idempotency-Key on a queued send answers the first item and queues it once", async () => {
     const inst = await newInstance();
     const to = await newContact();
@@ -1080,6 +1111,21 @@ describe("limits", () => {
 });
 
 describe("failures and recovery", () => {
+  it("the network's rate limit: an immediate send is 502 with Retry-After; a queued item waits and is sent once", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    await expectJson(await c.sim("POST", "/simnet/faults/rate-limit", { sends: 3 }));
+    const now = await sendText(inst, to, "agora", { queue: "false" });
+    await expectError(now, 502, "network_error");
+    expect(now.headers.get("retry-after")).toBe("5");
+    const item = await enqueue(inst, to, "limitada", { delayMessage: 0, delayTyping: 0 });
+    const [done] = await waitFinal(inst, [item.id]);
+    expect(done).toMatchObject({ status: "sent" });
+    expect(done!.attempts).toBeGreaterThanOrEqual(3); // two refused, then sent
+    expect((await sentTo(inst, to)).map(textOf)).toEqual(["limitada"]);
+    expect(await eventsOf(inst, "queue.failed")).toEqual([]);
+  }, 60_000);
+
   it("a send the network refuses ends failed (queue.failed with the error); the queue goes on", async () => {
     const inst = await newInstance();
     const to = await newContact();

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  chatOf,
   type FileObject,
   formatMessageId,
   type Instance,
@@ -10,8 +11,10 @@ import {
   requireChat,
   type SendOptions,
   type SendRequest,
+  type SendRoute,
 } from "@gw/contracts";
 import type { MessageStore, StoredMessage } from "@gw/platform";
+import { parseTargetUrl } from "@gw/platform/url-guard";
 import { convertVideo, convertVoice, type LoadedFile, type LoadOptions, loadFile } from "./media/index.ts";
 
 /** What the provider is asked to send. */
@@ -41,8 +44,40 @@ async function load(file: FileObject, deps: ComposeDeps, field = "file"): Promis
   return loadFile(file, { ...deps.media, field });
 }
 
-function requireKind(file: LoadedFile, prefix: string, field: string, text: string): void {
-  if (!file.mimetype.toLowerCase().startsWith(prefix)) throw invalid(field, `${text} (recebido ${file.mimetype})`);
+/** The media type a route's file must have (none when `convert: true` makes it so). */
+const MEDIA_KINDS: Partial<Record<SendRoute, { prefix: string; text: string }>> = {
+  image: { prefix: "image/", text: "a imagem deve ser JPEG, PNG ou WEBP" },
+  voice: { prefix: "audio/", text: "áudio esperado (OGG/Opus); use convert: true para converter" },
+  video: { prefix: "video/", text: "vídeo esperado (MP4/H.264); use convert: true para converter" },
+  sticker: { prefix: "image/webp", text: "figurinhas são imagens WEBP" },
+};
+
+function requireMediaKind(req: SendRequest, mimetype: string): void {
+  const kind = MEDIA_KINDS[req.route];
+  if (!kind || ("convert" in req.body && req.body.convert)) return;
+  if (!mimetype.toLowerCase().startsWith(kind.prefix)) throw invalid("file", `${kind.text} (recebido ${mimetype})`);
+}
+
+/**
+ * What the instance's kind cannot send (spec 4.4: lists and templates). Neither has a provider
+ * that sends it yet (official-gateway instances need the Cloud API provider), so both always throw.
+ */
+function kindRules(
+  instance: Pick<Instance, "kind">,
+  req: SendRequest,
+): asserts req is Exclude<SendRequest, { route: "list" | "template" }> {
+  const standard = instance.kind === "standard";
+  if (req.route === "template" && standard) throw new ApiError("official_api_only");
+  if (req.route === "list" && standard) {
+    throw new ApiError(
+      "not_supported",
+      "Listas não têm formato de envio que funcione em instâncias padrão; use /messages/poll ou texto.",
+    );
+  }
+  if (req.route === "template" || req.route === "list") {
+    // Official-gateway sends go through the operator's Cloud API provider, which is not built.
+    throw new ApiError("not_supported_by_provider", "O provedor do gateway oficial ainda não está disponível.");
+  }
 }
 
 /** A message the request names, by API id or bare network id: the chat and the network id. */
@@ -87,6 +122,49 @@ export function textLengthOf(req: SendRequest): number {
 }
 
 /**
+ * What {@link compose} and the network would certainly refuse, checked without the network and
+ * without downloading anything: run before a queued send is accepted, so that its 202 is not
+ * followed by a `failed` item for a mistake the request already showed. Inline files are decoded
+ * (size, mimetype, the route's media type); a file's URL is checked for its form and any literal
+ * address (its name's addresses when it is downloaded, at send time). Quotes, forwards, mentions
+ * (`["all"]` only in a group) and an event's times as `compose` checks them.
+ */
+export async function precheck(
+  instance: Pick<Instance, "id" | "kind">,
+  req: SendRequest,
+  deps: ComposeDeps,
+): Promise<void> {
+  kindRules(instance, req);
+  const body = req.body;
+  if (body.reply_to) await resolveRef(instance.id, body.reply_to, "reply_to", deps.messages);
+  const mentions = mentionsOf(body.mentions);
+  if (mentions?.[0] === "all" && !chatOf(body)?.endsWith("@g.us")) {
+    throw invalid("mentions", '"all" só vale em grupos');
+  }
+  const files: [FileObject, string][] = [];
+  if ("file" in body && body.file) files.push([body.file, "file"]);
+  if (req.route === "link-preview" && req.body.preview.image) files.push([req.body.preview.image, "preview.image"]);
+  for (const [file, field] of files) {
+    if (file.data !== undefined) {
+      const loaded = await load(file, deps, field);
+      if (field === "file") requireMediaKind(req, loaded.mimetype);
+    } else if (file.url !== undefined) {
+      parseTargetUrl(file.url, { allowPrivate: deps.media.allowPrivate, field: `${field}.url` });
+    }
+  }
+  if (req.route === "event") {
+    const e = req.body.event;
+    if (e.endTime !== undefined && e.endTime < e.startTime)
+      throw invalid("event.endTime", "endTime deve ser depois de startTime");
+  }
+  if (req.route === "forward") {
+    const ref = await resolveRef(instance.id, req.body.messageId, "messageId", deps.messages);
+    if (!ref.stored)
+      throw invalid("messageId", "mensagem não encontrada (só se encaminham mensagens dos últimos 7 dias)");
+  }
+}
+
+/**
  * Turns a validated send request into provider content: the chat (from the body, or from the
  * message a vote or forward names), media fetched/decoded and converted, quotes and mentions
  * resolved. Instance-kind rules (lists, templates) are checked first.
@@ -96,18 +174,7 @@ export async function compose(
   req: SendRequest,
   deps: ComposeDeps,
 ): Promise<Composed> {
-  const standard = instance.kind === "standard";
-  if (req.route === "template" && standard) throw new ApiError("official_api_only");
-  if (req.route === "list" && standard) {
-    throw new ApiError(
-      "not_supported",
-      "Listas não têm formato de envio que funcione em instâncias padrão; use /messages/poll ou texto.",
-    );
-  }
-  if (req.route === "template" || req.route === "list") {
-    // Official-gateway sends go through the operator's Cloud API provider, which is not built.
-    throw new ApiError("not_supported_by_provider", "O provedor do gateway oficial ainda não está disponível.");
-  }
+  kindRules(instance, req);
 
   const body = req.body;
   const options: SendOptions = {};
@@ -133,7 +200,7 @@ export async function compose(
     case "image": {
       const chatId = chat();
       const file = await load(req.body.file, deps);
-      requireKind(file, "image/", "file", "a imagem deve ser JPEG, PNG ou WEBP");
+      requireMediaKind(req, file.mimetype);
       return { chatId, content: { type: "image", media: mediaOf(file), ...capt(req.body.caption) }, options };
     }
     case "file": {
@@ -149,7 +216,7 @@ export async function compose(
         const converted = await convertVoice(file);
         seconds = converted.seconds;
         file = converted;
-      } else requireKind(file, "audio/", "file", "áudio esperado (OGG/Opus); use convert: true para converter");
+      } else requireMediaKind(req, file.mimetype);
       return {
         chatId,
         content: { type: "voice", media: mediaOf(file), ...(seconds !== undefined ? { seconds } : {}) },
@@ -160,7 +227,7 @@ export async function compose(
       const chatId = chat();
       let file = await load(req.body.file, deps);
       if (req.body.convert) file = await convertVideo(file);
-      else requireKind(file, "video/", "file", "vídeo esperado (MP4/H.264); use convert: true para converter");
+      else requireMediaKind(req, file.mimetype);
       return {
         chatId,
         content: {
@@ -175,7 +242,7 @@ export async function compose(
     case "sticker": {
       const chatId = chat();
       const file = await load(req.body.file, deps);
-      requireKind(file, "image/webp", "file", "figurinhas são imagens WEBP");
+      requireMediaKind(req, file.mimetype);
       return { chatId, content: { type: "sticker", media: mediaOf(file) }, options };
     }
     case "link-preview": {

@@ -2,7 +2,7 @@ import { ApiError, formatMessageId, type Instance, type SendRequest, type SendRe
 import type { Config, Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import { ChatResolver } from "./chat-resolution.ts";
-import { type ComposeDeps, compose } from "./compose.ts";
+import { type ComposeDeps, compose, precheck } from "./compose.ts";
 
 export type SendTarget = Pick<Instance, "id" | "kind" | "connectionStatus">;
 
@@ -28,6 +28,11 @@ export class Sender {
         timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
       },
     };
+  }
+
+  /** Refuses now what this send would certainly fail on later (a queued send, before its 202). */
+  precheck(instance: Pick<Instance, "id" | "kind">, req: SendRequest): Promise<void> {
+    return precheck(instance, req, this.composeDeps);
   }
 
   /**

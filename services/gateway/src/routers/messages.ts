@@ -109,10 +109,8 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
   const run = async () => {
     const queued = explicit ?? (await sending.queue.mode(ctx.instance.id)) === "queue";
     if (queued) {
-      if (req.route === "list" && ctx.instance.kind === "standard") {
-        throw new ApiError("not_supported", "Listas não têm formato de envio que funcione em instâncias padrão.");
-      }
-      if (req.route === "template" && ctx.instance.kind === "standard") throw new ApiError("official_api_only");
+      // What the send would certainly fail on is refused now, not after a 202 as a failed item.
+      await sending.sender.precheck(ctx.instance, req);
       const chatId = await queuedChat(ctx, req);
       const giveBack = await sending.trial.take(ctx.instance);
       try {
