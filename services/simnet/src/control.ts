@@ -148,6 +148,7 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     connections: state.connections.size,
     outageUntil: state.faults.outageUntil > Date.now() ? new Date(state.faults.outageUntil).toISOString() : null,
     slowMs: state.faults.slowMs,
+    rateLimitSends: state.faults.rateLimitSends,
   }));
 
   app.get("/simnet/connections", async () => ({
@@ -190,6 +191,12 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     const { ms } = parse(z.object({ ms: z.number().int().min(0).max(600_000) }), req.body);
     state.faults.slowMs = ms;
     return { slowMs: ms };
+  });
+
+  app.post("/simnet/faults/rate-limit", async (req) => {
+    const { sends } = parse(z.object({ sends: z.number().int().min(0).max(1_000_000) }), req.body);
+    state.faults.rateLimitSends = sends;
+    return { rateLimitSends: sends };
   });
 
   app.post("/simnet/reset", async () => {

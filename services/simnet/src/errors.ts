@@ -16,6 +16,7 @@ export const ERROR_STATUS = {
   invalid_passkey: 400,
   code_expired: 410,
   too_many_attempts: 429,
+  rate_overlimit: 429,
   unknown_op: 400,
   internal_error: 500,
 } as const;

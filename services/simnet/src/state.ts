@@ -166,7 +166,8 @@ export class SimnetState {
   readonly pairingCodes = new Map<string, PairingCode>();
   readonly pairingAttempts = new Map<string, number[]>();
   stats = newStats();
-  faults = { outageUntil: 0, outageTimer: null as NodeJS.Timeout | null, slowMs: 0 };
+  /** `rateLimitSends`: how many of the next sends the network refuses with `rate_overlimit`. */
+  faults = { outageUntil: 0, outageTimer: null as NodeJS.Timeout | null, slowMs: 0, rateLimitSends: 0 };
   private readonly timers = new Set<NodeJS.Timeout>();
   private seqCounter = 0;
   private connCounter = 0;
@@ -359,6 +360,6 @@ export class SimnetState {
     this.pairingCodes.clear();
     this.pairingAttempts.clear();
     this.stats = newStats();
-    this.faults = { outageUntil: 0, outageTimer: null, slowMs: 0 };
+    this.faults = { outageUntil: 0, outageTimer: null, slowMs: 0, rateLimitSends: 0 };
   }
 }

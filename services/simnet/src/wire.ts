@@ -91,7 +91,14 @@ const OPS: Record<string, OpDef> = {
   me: openOp(empty, ({ state, acc }) => state.me(acc)),
   capping: openOp(empty, ({ state, acc }) => state.capping(acc)),
   timelock: openOp(empty, ({ state, acc }) => state.timelock(acc)),
-  send: openOp(sendArgsSchema, ({ state, acc, origin }, a) => sendMessage(state, acc, origin, a)),
+  send: openOp(sendArgsSchema, ({ state, acc, origin }, a) => {
+    if (state.faults.rateLimitSends > 0) {
+      // The real network's `rate-overlimit`: refused before anything is delivered.
+      state.faults.rateLimitSends--;
+      throw new SimnetError("rate_overlimit", "too many messages: try again later");
+    }
+    return sendMessage(state, acc, origin, a);
+  }),
   presence: openOp(presenceArgsSchema, ({ state, acc, origin }, a) => sendPresence(state, acc, origin, a)),
   read: openOp(readArgsSchema, ({ state, acc }, a) => ({ read: markRead(state, acc, a.ids, a.played ?? true) })),
   "check-exists": openOp(checkExistsArgsSchema, ({ state, acc }, a) => checkExists(state, acc.phone, a.phone)),

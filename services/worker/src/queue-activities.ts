@@ -8,6 +8,14 @@ import type { NextQueueItem, QueueActivities, SendAttempt } from "@gw/workflows/
 const WAIT_CODES = new Set(["instance_not_connected", "network_unavailable", "network_timeout"]);
 
 /**
+ * Whether the item should wait and be tried again rather than fail: the number is away, or the
+ * network refused for now (`network_error` with a Retry-After: its rate limit). The retry gives
+ * the network the same message id, so it is delivered once whatever the first attempt did.
+ */
+const waits = (err: ApiError) =>
+  WAIT_CODES.has(err.code) || (err.code === "network_error" && err.retryAfter !== undefined);
+
+/**
  * The send queue's activities (workflows/src/queue.ts): every one idempotent on the item's
  * Redis status, and the send itself on a network message id derived from the queue id.
  */
@@ -98,7 +106,7 @@ export function createQueueActivities(deps: {
           throw err;
         }
         const error = err.details ? `${err.message} ${JSON.stringify(err.details)}` : err.message;
-        if (WAIT_CODES.has(err.code)) {
+        if (waits(err)) {
           await store.requeue(instanceId, queueId, `${err.code}: ${err.message}`);
           return { kind: "disconnected", error: err.code };
         }

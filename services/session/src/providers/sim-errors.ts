@@ -14,6 +14,7 @@ const CODE: Record<string, ErrorCode> = {
   wrong_number: "network_rejected",
   bad_request: "validation_error",
   validation_error: "validation_error",
+  rate_overlimit: "network_error",
 };
 
 /** The request field a refusal is about, by the operation and the content it carried. */
@@ -56,6 +57,7 @@ const TEXT: Record<string, [message: string, detail: string]> = {
   too_many_attempts: ["Muitas tentativas de código de pareamento. Aguarde alguns minutos.", "tente mais tarde"],
   not_pairing: ["A instância não está aguardando pareamento.", "sem pareamento em andamento"],
   not_open: ["A instância não está conectada à rede.", "desconectada"],
+  rate_overlimit: ["A rede de mensagens limitou as requisições. Tente novamente em instantes.", "tente mais tarde"],
 };
 
 /** A simnet refusal as the spec's error; simnet's own (English) text goes to the logs only. */
@@ -64,6 +66,8 @@ export function simError(op: string, args: unknown, code: string | undefined): A
   const spec = CODE[c] ?? "network_error";
   const text = TEXT[c];
   if (!text) return new ApiError(spec);
+  // Transient, like Baileys' `rate-overlimit` (baileys/errors.ts): no field is wrong; retry later.
+  if (c === "rate_overlimit") return new ApiError(spec, text[0], undefined, 5);
   if (spec === "instance_not_connected" || spec === "too_many_attempts") return new ApiError(spec, text[0]);
   return new ApiError(spec, text[0], { [fieldOf(op, args, c)]: text[1] });
 }
