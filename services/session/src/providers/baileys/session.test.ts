@@ -579,6 +579,34 @@ describe("Baileys session: messaging", () => {
     expect(sendMessage).not.toHaveBeenCalled();
   });
 
+  it("send: the sent message is kept for Baileys' retries (getMessage), quotes by bare id and votes on our poll", async () => {
+    const r = await openRig(); // the session's own store of raw messages, no lookup of the test's
+    const sock = r.sock();
+    const sent = await r.session.send(CHAT, { type: "text", text: "guardada" });
+    // Baileys asks getMessage when the recipient's device requests a retry: the content is there.
+    const retry = await r.configs[0]!.getMessage?.({ remoteJid: CHAT_JID, fromMe: true, id: sent.id });
+    expect(JSON.stringify(retry)).toContain("guardada");
+
+    const sendMessage = vi.spyOn(sock, "sendMessage");
+    await r.session.send(CHAT, { type: "text", text: "citando" }, { quotedId: sent.id });
+    const quoted = (sendMessage.mock.calls[0]?.[2] as { quoted?: WAMessage } | undefined)?.quoted;
+    expect(quoted?.key).toMatchObject({ id: sent.id, fromMe: true });
+
+    // A vote on our own poll is encrypted with the poll's secret, which only the kept message has.
+    const poll = await r.session.send(CHAT, {
+      type: "poll",
+      name: "Sim?",
+      options: ["sim", "não"],
+      multipleAnswers: false,
+    });
+    const relay = vi.spyOn(sock, "relayMessage");
+    const vote = await r.session.send(CHAT, { type: "poll_vote", pollId: poll.id, votes: ["sim"] });
+    expect(vote.chatId).toBe(CHAT);
+    expect(relay).toHaveBeenCalledTimes(1);
+    const relayed = relay.mock.calls[0]![1] as { pollUpdateMessage?: { pollCreationMessageKey?: { id?: string } } };
+    expect(relayed.pollUpdateMessage?.pollCreationMessageKey?.id).toBe(poll.id);
+  });
+
   it("send: a quote comes from the session's message lookup (also Baileys' getMessage)", async () => {
     const stored: WAMessage = {
       key: { remoteJid: CHAT_JID, fromMe: false, id: "3A0000000000000000AB" },

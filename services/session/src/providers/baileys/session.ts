@@ -81,8 +81,8 @@ export interface BaileysSessionOptions {
   policy?: Partial<PolicyTuning>;
   /**
    * The stored message for a key (quotes, reactions to bare ids, and Baileys' `getMessage` for
-   * retries). Keys built from a bare id carry only `remoteJid` and `id`. Default: none stored
-   * (a later issue stores messages), so quoting answers 422 `reply_to`.
+   * retries). Keys built from a bare id carry only `remoteJid` and `id`. Default: the instance's
+   * kept raw messages (`ctx.rawMessages`: sent and received, 7 days); tests may replace it.
    */
   loadMessage?: (key: WAMessageKey) => Promise<WAMessage | undefined>;
   /** How long `checkExists` waits for the LID of a number that exists; default 5 s (then `lid: null`). */
@@ -766,7 +766,7 @@ class BaileysSession implements ProviderSession {
       ...(this.version ? { version: this.version } : {}),
       markOnlineOnConnect: false,
       syncFullHistory: false,
-      // A later issue stores messages; until then a miss is the honest answer (reference §1.1).
+      // Sent and received messages are kept (ctx.rawMessages); a miss is the honest answer (reference §1.1).
       getMessage: async (key) => {
         try {
           return (await this.loadMessage(key))?.message ?? undefined;
