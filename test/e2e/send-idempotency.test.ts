@@ -221,6 +221,31 @@ describe("Idempotency-Key", () => {
     expect((await sentIds(k.phone)).filter((id) => !before.includes(id))).toEqual(delivered);
   }, 30_000);
 
+  it("a client that gives up mid-send: the send goes on; the retry under its key answers it, one delivery", async () => {
+    const key = newKey();
+    const body = { phone: b, text: "cliente desistiu" };
+    await client(k)("text", { phone: b, text: "aquece o cache do número" });
+    const before = await sentIds(k.phone);
+    // simnet takes the send at once and answers it 2 s later; the client hangs up after 300 ms.
+    expect((await c.sim("POST", "/simnet/faults/slow", { ms: 2_000 })).status).toBe(200);
+    try {
+      const gaveUp = c.as(k.token)(`/v1/instances/${k.id}/messages/text`, {
+        method: "POST",
+        json: body,
+        headers: { "idempotency-key": key },
+        signal: AbortSignal.timeout(300),
+      });
+      await expect(gaveUp).rejects.toThrow();
+      // While the first is still running, the retry waits for its answer instead of sending again.
+      const retry = await send("text", body, { "idempotency-key": key });
+      expect(retry.status, JSON.stringify(retry.body)).toBe(201);
+      const delivered = (await sentIds(k.phone)).filter((id) => !before.includes(id));
+      expect(delivered).toEqual([networkId(retry.body.id)]);
+    } finally {
+      await c.sim("POST", "/simnet/faults/slow", { ms: 0 });
+    }
+  }, 30_000);
+
   it("a client `id` in the body is the network id even under a key", async () => {
     const key = newKey();
     const out = await send("text", { phone: b, text: "meu id", id: "idem-own-0001" }, { "idempotency-key": key });
