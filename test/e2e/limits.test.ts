@@ -190,3 +190,29 @@ describe("rate limit (in process)", () => {
     expect((await gw.request(`/v1/instances/${id}`, { headers: tokenHeaders(token) })).status).toBe(200);
   });
 });
+
+describe("file body limit (send routes that carry file.data)", () => {
+  const FILE_LIMIT = 70 * 1_048_576;
+  /** An image send whose base64 `file.data` pads the body to exactly `size` bytes. */
+  const imageBody = (size: number) => {
+    const head = '{"phone":"5511999990000","file":{"mimetype":"image/png","data":"';
+    const tail = '"}}';
+    return head + "A".repeat(size - head.length - tail.length) + tail;
+  };
+
+  it("the configured limit is 70 MiB", () => {
+    expect(gw.config.FILE_BODY_LIMIT).toBe(FILE_LIMIT);
+  });
+
+  it("a body of exactly 70 MiB is read (answered by what follows: this instance is not connected); one byte more → 413", async () => {
+    const { id, token } = await gw.createInstance();
+    const post = (body: string) =>
+      gw.request(`/v1/instances/${id}/messages/image`, {
+        method: "POST",
+        headers: tokenHeaders(token, { "content-type": "application/json" }),
+        body,
+      });
+    await expectError(await post(imageBody(FILE_LIMIT)), 422, "instance_not_connected");
+    await expectError(await post(imageBody(FILE_LIMIT + 1)), 413, "payload_too_large");
+  }, 60_000);
+});
