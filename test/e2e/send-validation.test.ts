@@ -300,6 +300,43 @@ describe("route bodies", () => {
     await expectInvalid(await post("poll", { phone: b.phone, poll: "Qual?" }), { poll: null });
   });
 
+  it("wrong types of the optional flags → 422 naming the field", async () => {
+    await expectInvalid(await post("text", { phone: b.phone, text: "x", linkPreview: "sim" }), { linkPreview: null });
+    const video = { data: "AAAA", mimetype: "video/mp4" };
+    await expectInvalid(await post("video", { phone: b.phone, file: video, asNote: "sim" }), { asNote: null });
+    await expectInvalid(await post("video", { phone: b.phone, file: video, convert: 1 }), { convert: null });
+    const vote = { phone: b.phone, pollMessageId: "3EB0AAAAAAAAAAAAAAAAAAAA", votes: ["a"] };
+    await expectInvalid(await post("poll/vote", { ...vote, pollServerId: "7" }), { pollServerId: null });
+    await expectInvalid(await post("poll/vote", { ...vote, pollServerId: 1.5 }), { pollServerId: null });
+  });
+
+  it("list and template bodies are validated before the instance kind answers 501", async () => {
+    const section = { title: "Seção", rows: [{ title: "Linha", rowId: "r1" }] };
+    const list = { title: "Menu", button: "Abrir", sections: [section] };
+    await expectInvalid(await post("list", { phone: b.phone }), { message: null });
+    await expectInvalid(await post("list", { phone: b.phone, message: { ...list, button: "" } }), {
+      "message.button": null,
+    });
+    await expectInvalid(await post("list", { phone: b.phone, message: { ...list, sections: [] } }), {
+      "message.sections": null,
+    });
+    await expectInvalid(
+      await post("list", { phone: b.phone, message: { ...list, sections: [{ title: "Seção", rows: [] }] } }),
+      { "message.sections.0.rows": null },
+    );
+    await expectError(await post("list", { phone: b.phone, message: list }), 501, "not_supported");
+
+    await expectInvalid(await post("template", { phone: b.phone }), { template: null });
+    await expectInvalid(await post("template", { phone: b.phone, template: { name: "pedido" } }), {
+      "template.language": null,
+    });
+    await expectError(
+      await post("template", { phone: b.phone, template: { name: "pedido", language: "pt_BR" } }),
+      501,
+      "official_api_only",
+    );
+  });
+
   it("ids: our own `id`, reply_to, mentions", async () => {
     await expectInvalid(await post("text", { phone: b.phone, text: "x", id: "has_underscore" }), { id: null });
     await expectInvalid(await post("text", { phone: b.phone, text: "x", id: "abc" }), { id: null });
