@@ -315,6 +315,24 @@ describe("delivery by the queue", () => {
     });
   }, 90_000);
 
+  it("a queued voice note shows 'recording', not typing, before it is sent", async () => {
+    const inst = await newInstance();
+    const to = await newContact();
+    const file = { data: Buffer.from("OggS voice bytes").toString("base64"), mimetype: "audio/ogg" };
+    const res = await inst.call("/messages/voice", {
+      method: "POST",
+      headers: { "x-queue": "true" },
+      json: { phone: to, file, convert: false, delayMessage: 0, delayTyping: 1 },
+    });
+    const item = await expectJson<QueueItem>(res, 202);
+    const [done] = await waitFinal(inst, [item.id]);
+    expect(done!.status).toBe("sent");
+    const [sent] = await sentTo(inst, to);
+    const shown = (await presencesTo(inst, to)).filter((p) => p.seq < sent!.seq).map((p) => p.state);
+    expect(shown).toContain("recording");
+    expect(shown).not.toContain("composing");
+  }, 60_000);
+
   it("sends no typing indicator when delayTyping is 0", async () => {
     const inst = await newInstance();
     const to = await newContact();
