@@ -152,16 +152,23 @@ export async function precheck(
       parseTargetUrl(file.url, { allowPrivate: deps.media.allowPrivate, field: `${field}.url` });
     }
   }
-  if (req.route === "event") {
-    const e = req.body.event;
-    if (e.endTime !== undefined && e.endTime < e.startTime)
-      throw invalid("event.endTime", "endTime deve ser depois de startTime");
+  if (req.route === "event") requireEventTimes(req.body.event);
+  if (req.route === "forward") await forwardable(instance.id, req.body.messageId, deps);
+}
+
+function requireEventTimes(e: { startTime: number; endTime?: number | undefined }): void {
+  if (e.endTime !== undefined && e.endTime < e.startTime) {
+    throw invalid("event.endTime", "endTime deve ser depois de startTime");
   }
-  if (req.route === "forward") {
-    const ref = await resolveRef(instance.id, req.body.messageId, "messageId", deps.messages);
-    if (!ref.stored)
-      throw invalid("messageId", "mensagem não encontrada (só se encaminham mensagens dos últimos 7 dias)");
-  }
+}
+
+/** The kept message a forward sends again, with its media. */
+async function forwardable(instanceId: string, messageId: string, deps: ComposeDeps): Promise<StoredMessage> {
+  const ref = await resolveRef(instanceId, messageId, "messageId", deps.messages);
+  if (!ref.stored)
+    throw invalid("messageId", "mensagem não encontrada (só se encaminham mensagens dos últimos 7 dias)");
+  if (!ref.stored.mediaKept) throw invalid("messageId", "a mídia desta mensagem não está mais disponível");
+  return ref.stored;
 }
 
 /**
@@ -296,20 +303,13 @@ export async function compose(
       };
     case "contact-vcard":
       return { chatId: chat(), content: { type: "contacts", contacts: req.body.contacts }, options };
-    case "event": {
-      const e = req.body.event;
-      if (e.endTime !== undefined && e.endTime < e.startTime) {
-        throw invalid("event.endTime", "endTime deve ser depois de startTime");
-      }
-      return { chatId: chat(), content: { type: "event", ...e }, options };
-    }
+    case "event":
+      requireEventTimes(req.body.event);
+      return { chatId: chat(), content: { type: "event", ...req.body.event }, options };
     case "forward": {
       const chatId = chat();
-      const ref = await resolveRef(instance.id, req.body.messageId, "messageId", deps.messages);
-      if (!ref.stored)
-        throw invalid("messageId", "mensagem não encontrada (só se encaminham mensagens dos últimos 7 dias)");
-      if (!ref.stored.mediaKept) throw invalid("messageId", "a mídia desta mensagem não está mais disponível");
-      return { chatId, content: ref.stored.content, options: { ...options, forwarded: true } };
+      const stored = await forwardable(instance.id, req.body.messageId, deps);
+      return { chatId, content: stored.content, options: { ...options, forwarded: true } };
     }
   }
 }
