@@ -67,9 +67,9 @@ export function createQueueActivities(deps: {
         const item = await store.get(instanceId, queueId);
         // A paused queue shows nothing to the contact (its send stops at beginSend), nor does
         // an item cancelled while it waited out its delay.
-        if (!item || item.status !== "queued" || (await store.settings(instanceId)).paused) return;
+        if (item?.status !== "queued" || (await store.settings(instanceId)).paused) return;
         const instance = await platform.instances.get(instanceId);
-        if (!instance || instance.connectionStatus !== "WORKING") return;
+        if (instance?.connectionStatus !== "WORKING") return;
         const owner = await sessions.ownerIfAny(instanceId);
         const state = item.request.route === "voice" ? "recording" : "composing";
         await owner?.presence(instanceId, state, item.chatId);
