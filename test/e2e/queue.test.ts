@@ -1132,7 +1132,7 @@ describe("failures and recovery", () => {
   it("the network's rate limit: an immediate send is 502 with Retry-After; a queued item waits and is sent once", async () => {
     const inst = await newInstance();
     const to = await newContact();
-    await expectJson(await c.sim("POST", "/simnet/faults/rate-limit", { sends: 3 }));
+    await expectJson(await c.sim("POST", "/simnet/faults/rate-limit", { sends: 3, phone: inst.phone }));
     const now = await sendText(inst, to, "agora", { queue: "false" });
     await expectError(now, 502, "network_error");
     expect(now.headers.get("retry-after")).toBe("5");

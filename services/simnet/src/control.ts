@@ -194,9 +194,18 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
   });
 
   app.post("/simnet/faults/rate-limit", async (req) => {
-    const { sends } = parse(z.object({ sends: z.number().int().min(0).max(1_000_000) }), req.body);
-    state.faults.rateLimitSends = sends;
-    return { rateLimitSends: sends };
+    const { sends, phone } = parse(
+      z.object({ sends: z.number().int().min(0).max(1_000_000), phone: z.string().optional() }),
+      req.body,
+    );
+    if (phone === undefined) {
+      state.faults.rateLimitSends = sends;
+      return { rateLimitSends: sends };
+    }
+    const acc = state.requireAccount(phone);
+    if (sends === 0) state.faults.rateLimitedPhones.delete(acc.phone);
+    else state.faults.rateLimitedPhones.set(acc.phone, sends);
+    return { rateLimitSends: sends, phone: acc.phone };
   });
 
   app.post("/simnet/reset", async () => {

@@ -88,3 +88,36 @@ describe("slow", () => {
     expect(b).toHaveProperty("isActive", false);
   });
 });
+
+describe("rate-limit", () => {
+  const send = (c: SimClient, text: string) =>
+    c.request("send", { to: "5511988880099", message: { type: "text", text } });
+
+  it("refuses the next N sends with rate_overlimit, of any account or of one, then lets them through", async () => {
+    await net.control.post("/simnet/phones", { phone: "5511988880099" });
+    const a = await pair("5511988880007", "ia");
+    const b = await pair("5511988880008", "ib");
+    const limited = { code: "rate_overlimit" };
+
+    // One account's: b is not counted.
+    expect((await net.control.post("/simnet/faults/rate-limit", { sends: 2, phone: "5511988880007" })).body).toEqual({
+      rateLimitSends: 2,
+      phone: "5511988880007",
+    });
+    await expect(send(b.client, "b passa")).resolves.toHaveProperty("id");
+    await expect(send(a.client, "1")).rejects.toMatchObject(limited);
+    await expect(send(a.client, "2")).rejects.toMatchObject(limited);
+    await expect(send(a.client, "3")).resolves.toHaveProperty("id");
+
+    // Any account's, shared.
+    await net.control.post("/simnet/faults/rate-limit", { sends: 2 });
+    await expect(send(b.client, "4")).rejects.toMatchObject(limited);
+    await expect(send(a.client, "5")).rejects.toMatchObject(limited);
+    await expect(send(a.client, "6")).resolves.toHaveProperty("id");
+    // Nothing refused was delivered.
+    const inbox = await net.control.get<{ messages: { message: { text: string } }[] }>(
+      "/simnet/phones/5511988880099/inbox",
+    );
+    expect(inbox.body.messages.map((m) => m.message.text).sort()).toEqual(["3", "6", "b passa"]);
+  });
+});

@@ -166,8 +166,17 @@ export class SimnetState {
   readonly pairingCodes = new Map<string, PairingCode>();
   readonly pairingAttempts = new Map<string, number[]>();
   stats = newStats();
-  /** `rateLimitSends`: how many of the next sends the network refuses with `rate_overlimit`. */
-  faults = { outageUntil: 0, outageTimer: null as NodeJS.Timeout | null, slowMs: 0, rateLimitSends: 0 };
+  /**
+   * `rateLimitSends`: how many of the next sends the network refuses with `rate_overlimit`, of
+   * any account; `rateLimitedPhones`: the same, counted per sending account.
+   */
+  faults = {
+    outageUntil: 0,
+    outageTimer: null as NodeJS.Timeout | null,
+    slowMs: 0,
+    rateLimitSends: 0,
+    rateLimitedPhones: new Map<string, number>(),
+  };
   private readonly timers = new Set<NodeJS.Timeout>();
   private seqCounter = 0;
   private connCounter = 0;
@@ -360,6 +369,6 @@ export class SimnetState {
     this.pairingCodes.clear();
     this.pairingAttempts.clear();
     this.stats = newStats();
-    this.faults = { outageUntil: 0, outageTimer: null, slowMs: 0, rateLimitSends: 0 };
+    this.faults = { outageUntil: 0, outageTimer: null, slowMs: 0, rateLimitSends: 0, rateLimitedPhones: new Map() };
   }
 }

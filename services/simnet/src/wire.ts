@@ -81,6 +81,21 @@ function openOp<S extends z.ZodType>(schema: S, run: (ctx: OpenContext, args: z.
 
 const empty = z.object({}).loose();
 
+/** The rate-limit fault: the real network's `rate-overlimit`, refused before anything is delivered. */
+function rateLimit(state: SimnetState, phone: string): void {
+  const { faults } = state;
+  const own = faults.rateLimitedPhones.get(phone) ?? 0;
+  if (own > 0) {
+    if (own === 1) faults.rateLimitedPhones.delete(phone);
+    else faults.rateLimitedPhones.set(phone, own - 1);
+  } else if (faults.rateLimitSends > 0) {
+    faults.rateLimitSends--;
+  } else {
+    return;
+  }
+  throw new SimnetError("rate_overlimit", "too many messages: try again later");
+}
+
 /** Every `request.op` (docs/simnet.md "Operations"). */
 const OPS: Record<string, OpDef> = {
   "pairing-code": pairingOp(pairingCodeArgsSchema, ({ state, conn }, a) => requestPairingCode(state, conn, a.phone)),
@@ -92,11 +107,7 @@ const OPS: Record<string, OpDef> = {
   capping: openOp(empty, ({ state, acc }) => state.capping(acc)),
   timelock: openOp(empty, ({ state, acc }) => state.timelock(acc)),
   send: openOp(sendArgsSchema, ({ state, acc, origin }, a) => {
-    if (state.faults.rateLimitSends > 0) {
-      // The real network's `rate-overlimit`: refused before anything is delivered.
-      state.faults.rateLimitSends--;
-      throw new SimnetError("rate_overlimit", "too many messages: try again later");
-    }
+    rateLimit(state, acc.phone);
     return sendMessage(state, acc, origin, a);
   }),
   presence: openOp(presenceArgsSchema, ({ state, acc, origin }, a) => sendPresence(state, acc, origin, a)),
