@@ -707,6 +707,21 @@ export async function warmAndMeasure(opts, { warmup = 3, cpu, around = (run) => 
   });
 }
 
+/**
+ * CPU per answer of a measured run (its `cores`, the machine's other work left out): what a
+ * request costs in µs, in all and per process ("name µs"), steadier than req/s when the
+ * machine's speed drifts between rounds. Null without CPU figures or answers.
+ */
+export function cpuPerAnswer(run) {
+  if (!run?.cores || !(run.rps > 0)) return null;
+  const parts = Object.entries(run.cores).filter(([name]) => name !== "everything else");
+  const total = parts.reduce((a, [, c]) => a + c, 0);
+  return {
+    totalUs: (total * 1e6) / run.rps,
+    parts: parts.map(([name, c]) => `${name} ${Math.round((c * 1e6) / run.rps)}`),
+  };
+}
+
 /** Redis's `INFO commandstats`: {name: {calls, usec}}. */
 export async function redisCommandStats(redis) {
   const stats = {};

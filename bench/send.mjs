@@ -46,6 +46,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import {
   cpuMeter,
+  cpuPerAnswer,
   diffCommandStats,
   formatCores,
   freePort,
@@ -76,7 +77,7 @@ import {
   warmAndMeasure,
 } from "./lib.mjs";
 import { hotSpots, newestProfiles } from "./support/cpuprofile.mjs";
-import { skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
+import { SKELETON_ACK_SETTLE_MS, skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
 
 export const description =
   "send routes end to end (gateway → session pod → simnet, Temporal queue): immediate sends/s + p50/p99 vs bare Fastify (target >= 0.15), 10,000 enqueued (target <= 10 s), queue schedule error p99 (target <= 500 ms)";
@@ -396,6 +397,7 @@ export default async function sendBench() {
       if (r > 1) await sleep(2_000); // the previous round's acks settle
       const bare = await measureBare(`bare fastify${tag}`, r === 1 ? warmup : 0);
       const skel = await measureSkeleton(`skeleton${tag}`, r === 1 ? warmup : 0);
+      await sleep(SKELETON_ACK_SETTLE_MS); // its last second's acks, not the send run, pay for them
       const send = await measureSend(`send (${CONTACT.slice(0, 4)}…)${tag}`, r === 1 ? warmup : 0);
       results.rounds.push({ bare, skel, send });
     }
@@ -680,14 +682,6 @@ export default async function sendBench() {
       );
     }
   }
-  // CPU per answer over every process of the run (the machine's other work left out): what a
-  // request costs, steadier than req/s when the machine's speed drifts between rounds.
-  const cpuPerAnswer = (r) => {
-    if (!r?.cores || !(r.rps > 0)) return null;
-    const parts = Object.entries(r.cores).filter(([name]) => name !== "everything else");
-    const total = parts.reduce((a, [, c]) => a + c, 0);
-    return { totalUs: (total * 1e6) / r.rps, parts: parts.map(([name, c]) => `${name} ${fmt((c * 1e6) / r.rps)}`) };
-  };
   for (const r of [...roundRuns, sendBr]) {
     const c = cpuPerAnswer(r);
     if (c) out(`   cpu per 2xx answer, ${r.title}: ${fmt(c.totalUs)} µs (${c.parts.join(", ")})`);

@@ -2,22 +2,23 @@
 //
 // The send path of the spec and ARCHITECTURE.md crosses four processes besides the load
 // generator: the gateway (public HTTP, auth and the shared rate limit in Redis), the session pod
-// that holds the connection, the network, and Redis (where the pod records the sent message
+// that holds the connections, the network, and Redis (where the pod records the sent message
 // before it answers, so that nothing accepted is lost). This bench runs that path with nothing
 // else in it (bench/support/skeleton/): Fastify's route; one auto-pipelined Redis command for
-// auth; one newline-JSON frame to the pod over one TCP connection; one to the network, whose
-// answer and 'delivered' ack come back in one write; one XADD per sent message and one per ack;
-// the answer back. No validation, no lease check, no read model, no events' fan-out, no
-// simnet protocol (WebSocket, zod): every real step costs at least this much.
+// auth; one newline-JSON frame to the pod over one multiplexed connection; one frame on the
+// instance's own network connection (one per instance, as on the real network and simnet), answered
+// at once, its 'delivered' ack a second later in a write of its own; one XADD per sent message
+// before the answer and one per ack. No validation, tRPC, lease check, read model, kept message,
+// idempotency or trial, no WebSocket or zod: every real implementation does at least this per send.
 //
 // Same load as `pnpm bench send` (autocannon, BENCH_CONNECTIONS=50, BENCH_DURATION=10 s after a
 // BENCH_WARMUP=3 s warm-up, BENCH_ROUNDS=3 alternating rounds against the same bare Fastify,
-// the ratio is the median of the rounds'), so its ratio is the ceiling of the send bench's on
-// the same machine: if the skeleton alone stays under 0.15 of bare Fastify, no implementation of
-// this architecture reaches the send target there.
+// BENCH_INSTANCES=1000; the ratio is the median of the rounds'), so its ratio is the ceiling of
+// the send bench's on the same machine (`pnpm bench send` measures the skeleton in its rounds too).
 import { randomBytes } from "node:crypto";
 import { up } from "../scripts/stack-lib.mjs";
 import {
+  cpuPerAnswer,
   formatCores,
   intEnv,
   median,
@@ -32,7 +33,7 @@ import {
   summaryTable,
   warmAndMeasure,
 } from "./lib.mjs";
-import { skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
+import { SKELETON_ACK_SETTLE_MS, skeletonPath, startSkeleton } from "./support/skeleton/start.mjs";
 
 export const description =
   "the send path's skeleton (gateway → pod → network, Redis: no business logic) against bare Fastify: the send target's ceiling on this machine";
@@ -70,7 +71,7 @@ export default async function main() {
     const results = [];
     for (let r = 1; r <= rounds; r++) {
       const tag = r === 1 ? "" : ` #${r}`;
-      if (r > 1) await sleep(1_000);
+      if (r > 1) await sleep(SKELETON_ACK_SETTLE_MS); // the previous skeleton run's acks arrive
       const bare = await warmAndMeasure(
         { title: `bare fastify${tag}`, url: bareUrl, ...settings },
         { warmup: r === 1 ? warmup : 0, cpu: { services: [bareSvc] } },
@@ -87,16 +88,16 @@ export default async function main() {
     console.log("");
     for (const { bare, skel } of results) {
       for (const x of [skel, bare]) {
-        const total = Object.values(x.cores ?? {}).reduce((a, b) => a + b, 0) - (x.cores?.["everything else"] ?? 0);
+        const c = cpuPerAnswer(x);
         console.log(`   cpu cores used, ${x.title}: ${formatCores(x.cores ?? {})}`);
-        console.log(`   cpu per 2xx answer, ${x.title}: ${Math.round((total / (x.ok / duration)) * 1e6)} µs`);
+        if (c) console.log(`   cpu per 2xx answer, ${x.title}: ${Math.round(c.totalUs)} µs (${c.parts.join(", ")})`);
       }
     }
     console.log("");
     console.log(summaryTable(results.flatMap(({ bare, skel }) => [skel, bare])));
     const bad = results.flatMap(({ bare, skel }) => [bare, skel]).filter((x) => x.non2xx > 0 || x.errors > 0);
     for (const x of bad) console.log(`   INVALID ${x.title}: ${x.non2xx} non-2xx, ${x.errors} errors`);
-    const ratios = results.map(({ bare, skel }) => skel.ok / bare.ok);
+    const ratios = results.map(({ bare, skel }) => skel.rps / bare.rps);
     console.log(`   ratio per round: ${ratios.map((x) => x.toFixed(3)).join(", ")}`);
     console.log(`   ratio skeleton/bare: ${median(ratios).toFixed(3)} (median of ${rounds} alternating rounds)`);
     console.log(

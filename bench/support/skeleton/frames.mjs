@@ -1,5 +1,8 @@
 // Newline-delimited JSON over one TCP connection, the frames of a loop turn in one write: the
 // cheapest framing the real channel (services/session/src/channel.ts) and simnet's socket could use.
+/** The network's 'delivered' ack follows each send by this much (simnet's default ack step). */
+export const ACK_DELAY_MS = 1_000;
+
 export function frameWriter(socket) {
   let pending = [];
   let scheduled = false;

@@ -2,9 +2,8 @@
 // send is answered at once with its acceptance; the recipient's 'delivered' ack follows a second
 // later in a write of its own (simnet's default ack step, SIMNET_ACK_DELAY_MS).
 import { createServer } from "node:net";
-import { frameWriter, onFrames } from "./frames.mjs";
+import { ACK_DELAY_MS, frameWriter, onFrames } from "./frames.mjs";
 
-const ACK_DELAY_MS = 1_000;
 let seq = 0;
 const server = createServer((socket) => {
   socket.setNoDelay(true);

@@ -3,6 +3,10 @@
 // gateway's URL and the services (for CPU metering); their keys are deleted at cleanup.
 import { join } from "node:path";
 import { freePorts, onCleanup, ROOT, spawnService, waitForHttp } from "../../lib.mjs";
+import { ACK_DELAY_MS } from "./frames.mjs";
+
+/** Wait after a skeleton run before the next measured run: the acks of its last second arrive meanwhile. */
+export const SKELETON_ACK_SETTLE_MS = ACK_DELAY_MS + 500;
 
 export async function startSkeleton({ redis, redisUrl, prefix, instances, nodeFlags = [] }) {
   onCleanup(async () => {

@@ -21,6 +21,12 @@ export function normalizeChatId(raw: string): string | null {
   return base ? `${base}@${server}` : null;
 }
 
+/** A person (a mention, a group participant): a number or a privacy id, normalized; else null. */
+export function normalizePersonId(raw: string): string | null {
+  const id = normalizeChatId(raw);
+  return id && (id.endsWith("@c.us") || id.endsWith("@lid")) ? id : null;
+}
+
 const chatIdMessage = "chatId inválido: use o número com DDI e DDD, ou um id @c.us, @lid, @g.us, @newsletter";
 
 /** A chat id field: normalized, or a validation error on the field. */

@@ -4,7 +4,7 @@ import {
   type FileObject,
   formatMessageId,
   type Instance,
-  normalizeChatId,
+  normalizePersonId,
   type OutboundContent,
   type OutboundMedia,
   parseMessageId,
@@ -80,6 +80,13 @@ function kindRules(
   }
 }
 
+/** The network id of a message the request names (an API id or a bare one); a malformed one is 422 on `field`. */
+function networkIdOf(value: string, field: string): string {
+  const id = parseMessageId(value)?.id ?? value.trim();
+  if (!/^[A-Za-z0-9-]{4,128}$/.test(id)) throw invalid(field, "id de mensagem inválido");
+  return id;
+}
+
 /** A message the request names, by API id or bare network id: the chat and the network id. */
 export async function resolveRef(
   instanceId: string,
@@ -88,8 +95,7 @@ export async function resolveRef(
   messages: MessageStore,
 ): Promise<{ chatId: string | null; id: string; apiId: string | null; stored: StoredMessage | null }> {
   const parsed = parseMessageId(value);
-  const id = parsed?.id ?? value.trim();
-  if (!/^[A-Za-z0-9-]{4,128}$/.test(id)) throw invalid(field, "id de mensagem inválido");
+  const id = networkIdOf(value, field);
   const stored = await messages.get(instanceId, id);
   const chatId = parsed?.chatId ?? stored?.chatId ?? null;
   const apiId = parsed
@@ -105,12 +111,16 @@ export async function resolveRef(
   return { chatId, id, apiId, stored };
 }
 
-function mentionsOf(raw: string[] | undefined): string[] | undefined {
+/** The mentions of a request in `chat` (when the body names one): people, or `["all"]` in a group. */
+function mentionsOf(raw: string[] | undefined, chat: string | null): string[] | undefined {
   if (!raw?.length) return undefined;
-  if (raw.length === 1 && raw[0] === "all") return ["all"];
+  if (raw.length === 1 && raw[0] === "all") {
+    if (chat && !chat.endsWith("@g.us")) throw invalid("mentions", '"all" só vale em grupos');
+    return ["all"];
+  }
   return raw.map((m) => {
-    const id = normalizeChatId(m);
-    if (!id || (!id.endsWith("@c.us") && !id.endsWith("@lid"))) throw invalid("mentions", `menção inválida: ${m}`);
+    const id = normalizePersonId(m);
+    if (!id) throw invalid("mentions", `menção inválida: ${m}`);
     return id;
   });
 }
@@ -136,11 +146,8 @@ export async function precheck(
 ): Promise<void> {
   kindRules(instance, req);
   const body = req.body;
-  if (body.reply_to) await resolveRef(instance.id, body.reply_to, "reply_to", deps.messages);
-  const mentions = mentionsOf(body.mentions);
-  if (mentions?.[0] === "all" && !chatOf(body)?.endsWith("@g.us")) {
-    throw invalid("mentions", '"all" só vale em grupos');
-  }
+  if (body.reply_to) networkIdOf(body.reply_to, "reply_to");
+  mentionsOf(body.mentions, chatOf(body));
   const files: [FileObject, string][] = [];
   if ("file" in body && body.file) files.push([body.file, "file"]);
   if (req.route === "link-preview" && req.body.preview.image) files.push([req.body.preview.image, "preview.image"]);
@@ -190,7 +197,7 @@ export async function compose(
     options.quotedId = q.id;
     if (q.apiId) options.quotedApiId = q.apiId;
   }
-  const mentions = mentionsOf(body.mentions);
+  const mentions = mentionsOf(body.mentions, chatOf(body));
   if (mentions) options.mentions = mentions;
   if (body.id) options.id = body.id;
 

@@ -4,7 +4,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
-  normalizeChatId,
+  normalizePersonId,
   parseMessageId,
   queueItemSchema,
   reactionBody,
@@ -211,13 +211,9 @@ export const messagesRouter = router({
       if (ids.length === 0) return {};
       // A group's read receipt names the message's sender: `participant` completes the bare ids
       // this instance has not stored (spec 4.4), as the full id's `_participant` part would.
-      let participant: string | undefined;
-      if (input.participant !== undefined) {
-        const p = normalizeChatId(input.participant);
-        if (!p || (!p.endsWith("@c.us") && !p.endsWith("@lid"))) {
-          throw new ApiError("validation_error", "Campos inválidos.", { participant: "participante inválido" });
-        }
-        participant = p;
+      const participant = input.participant === undefined ? undefined : normalizePersonId(input.participant);
+      if (participant === null) {
+        throw new ApiError("validation_error", "Campos inválidos.", { participant: "participante inválido" });
       }
       const byChat = new Map<string, string[]>();
       for (const [value, field] of ids) {
