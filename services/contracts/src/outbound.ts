@@ -12,6 +12,21 @@ export const outboundMediaSchema = z.object({
 });
 export type OutboundMedia = z.infer<typeof outboundMediaSchema>;
 
+/** The header of a template or of reply buttons, media already fetched (official gateway). */
+export const outboundHeaderSchema = z.union([
+  z.object({ text: z.string().min(1) }),
+  z.object({ mediaType: z.enum(["image", "video", "document"]), media: outboundMediaSchema }),
+  z.object({
+    location: z.object({
+      latitude: z.number(),
+      longitude: z.number(),
+      name: z.string().optional(),
+      address: z.string().optional(),
+    }),
+  }),
+]);
+export type OutboundHeader = z.infer<typeof outboundHeaderSchema>;
+
 /** A message id in the spec's format `{fromMe}_{chatId}_{id}[_{participant}]`, or a bare network id. */
 const targetId = z.string().min(1);
 
@@ -67,6 +82,48 @@ export const outboundContentSchema = z.discriminatedUnion("type", [
     description: z.string().optional(),
     location: z.object({ name: z.string().min(1) }).optional(),
     extraGuestsAllowed: z.boolean().optional(),
+  }),
+  z.object({
+    type: z.literal("list"),
+    title: z.string().min(1),
+    button: z.string().min(1),
+    description: z.string().optional(),
+    footer: z.string().optional(),
+    sections: z
+      .array(
+        z.object({
+          title: z.string().min(1),
+          rows: z
+            .array(z.object({ title: z.string().min(1), rowId: z.string().min(1), description: z.string().optional() }))
+            .min(1),
+        }),
+      )
+      .min(1),
+  }),
+  z.object({
+    type: z.literal("buttons"),
+    text: z.string().min(1),
+    buttons: z.array(z.object({ id: z.string().min(1), title: z.string().min(1) })).min(1),
+    header: outboundHeaderSchema.optional(),
+    footer: z.string().optional(),
+  }),
+  /** Simple parameters (the provider builds the operator's components) or the operator's own components. */
+  z.object({
+    type: z.literal("template"),
+    name: z.string().min(1),
+    language: z.string().min(1),
+    header: outboundHeaderSchema.optional(),
+    body: z.union([z.array(z.string()), z.record(z.string(), z.string())]).optional(),
+    buttons: z
+      .array(
+        z.object({
+          type: z.enum(["quick_reply", "url", "copy_code"]),
+          value: z.string(),
+          index: z.number().int().optional(),
+        }),
+      )
+      .optional(),
+    components: z.array(z.record(z.string(), z.unknown())).optional(),
   }),
   z.object({
     type: z.literal("link_preview"),

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import { chatFields } from "./chat-id.ts";
+import { fileSchema } from "./file.ts";
+import { buttonsSendFields, templateSendSchema } from "./official-send.ts";
 
 /**
  * The bodies of the send routes of spec 4.4, one schema per route, and what they answer.
@@ -45,28 +47,6 @@ export const sendCommonFields = {
     .optional()
     .meta({ description: "Your own message id (GET /messages/new-id): a retry with the same id never sends twice" }),
 };
-
-/** Spec 2.5: exactly one of `url` / `data`; `mimetype` required with `data`. */
-export const fileSchema = z
-  .object(
-    {
-      url: z.string().min(1).max(4096).optional().meta({ description: "public http/https address" }),
-      data: z.string().min(1, "file.data vazio").optional().meta({ description: "base64 content" }),
-      mimetype: z.string().min(3).max(255).optional(),
-      filename: z.string().min(1).max(255).optional(),
-    },
-    "informe o arquivo: { url } ou { data, mimetype }",
-  )
-  .superRefine((f, ctx) => {
-    if ((f.url === undefined) === (f.data === undefined)) {
-      ctx.addIssue({ code: "custom", message: "informe exatamente um de file.url ou file.data", path: [] });
-    }
-    if (f.data !== undefined && f.mimetype === undefined && !f.data.startsWith("data:")) {
-      ctx.addIssue({ code: "custom", message: "file.mimetype é obrigatório com file.data", path: ["mimetype"] });
-    }
-  })
-  .meta({ id: "File", description: "Spec 2.5: exactly one of url or data; mimetype required with data" });
-export type FileObject = z.infer<typeof fileSchema>;
 
 const caption = z.string().max(4096).optional();
 
@@ -211,19 +191,8 @@ export const sendBodies = {
       "informe event { name, startTime }",
     ),
   }),
-  template: z.object({
-    ...sendCommonFields,
-    template: z
-      .object({
-        name: z.string("informe template.name").min(1).max(512),
-        language: z.string("informe template.language").min(2).max(16),
-        header: z.record(z.string(), z.unknown()).optional(),
-        body: z.array(z.string()).optional(),
-        buttons: z.array(z.record(z.string(), z.unknown())).optional(),
-        components: z.array(z.record(z.string(), z.unknown())).optional(),
-      })
-      .meta({ description: "Simple parameters (header, body, buttons) or the operator's components" }),
-  }),
+  template: z.object({ ...sendCommonFields, template: templateSendSchema }),
+  buttons: z.object({ ...sendCommonFields, ...buttonsSendFields }),
 } as const;
 
 export type SendRoute = keyof typeof sendBodies;

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { ConnectionStatus, EventEnvelope, EventKind, Instance, SessionStatusPayload } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
@@ -81,11 +81,34 @@ const TTL_MEMO_MAX = 50_000;
 
 type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial<Pick<Instance, "settings">>;
 
-/** A spec 2.11 envelope with a fresh `evt_` id (no I/O: benches and tests build them too). */
-export function eventEnvelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
+/**
+ * An `evt_` id derived from what the event is about (a ULID's shape: `at` ms, then 80 bits of
+ * the key's hash): the same event seen twice (an operator's webhook retried, a stream entry
+ * processed again after a crash) gets the same id, which receivers drop as a duplicate (spec 6.4).
+ */
+export function stableEventId(key: string, at: number): string {
+  const digest = createHash("sha256").update(key).digest();
+  let time = "";
+  let t = Math.max(0, Math.floor(at));
+  for (let i = 0; i < 10; i++) {
+    time = CROCKFORD[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  let rand = "";
+  for (let i = 0; i < 16; i++) rand += CROCKFORD[digest[i]! & 31];
+  return `evt_${time}${rand}`;
+}
+
+/** A spec 2.11 envelope with a fresh `evt_` id, or the one given (no I/O: benches and tests build them too). */
+export function eventEnvelope(
+  instance: Source,
+  event: EventKind,
+  payload: Record<string, unknown>,
+  id?: string,
+): EventEnvelope {
   const now = Date.now();
   return {
-    id: newEventId(now),
+    id: id ?? newEventId(now),
     event,
     instanceId: instance.id,
     provider: instance.provider,
@@ -126,21 +149,26 @@ export class EventBus {
     else this.ttlSetAt.delete(instanceId);
   }
 
-  envelope(instance: Source, event: EventKind, payload: Record<string, unknown>): EventEnvelope {
-    return eventEnvelope(instance, event, payload);
+  envelope(instance: Source, event: EventKind, payload: Record<string, unknown>, id?: string): EventEnvelope {
+    return eventEnvelope(instance, event, payload, id);
   }
 
   /**
    * Publishes an event: to the instance's 7-day history (GET /events) and, when an active webhook
    * subscribes to its kind (subscriptions.ts), to its shard's stream (the dispatcher's input), in
    * one round trip. Events of conversation types the instance ignores are not emitted at all
-   * (answers null).
+   * (answers null). `id`: the envelope's id when the producer derives it ({@link stableEventId}).
    */
-  async publish(instance: Source, event: EventKind, payload: Record<string, unknown>): Promise<EventEnvelope | null> {
+  async publish(
+    instance: Source,
+    event: EventKind,
+    payload: Record<string, unknown>,
+    id?: string,
+  ): Promise<EventEnvelope | null> {
     if (ignoredChat(instance.settings, payload.chatId)) return null;
     const wanted = this.dispatched ? this.dispatched(instance.id, event) : true;
     const dispatch = typeof wanted === "boolean" ? wanted : await wanted;
-    const env = this.envelope(instance, event, payload);
+    const env = this.envelope(instance, event, payload, id);
     const body = JSON.stringify(env);
     // One script, in the turn's batch (script-batch.ts): the body crosses the wire once, and the
     // events of a send and its other writes share one call.

@@ -6,16 +6,19 @@ import {
   type Instance,
   normalizePersonId,
   type OutboundContent,
+  type OutboundHeader,
   type OutboundMedia,
   parseMessageId,
   requireChat,
   type SendOptions,
   type SendRequest,
   type SendRoute,
+  type TemplateSend,
 } from "@gw/contracts";
 import type { MessageStore, StoredMessage } from "@gw/platform";
 import { parseTargetUrl } from "@gw/platform/url-guard";
 import { convertVideo, convertVoice, type LoadedFile, type LoadOptions, loadFile } from "./media/index.ts";
+import { officialBodyRules, officialMediaRules } from "./official-rules.ts";
 
 /** What the provider is asked to send. */
 export interface Composed {
@@ -59,25 +62,17 @@ function requireMediaKind(req: SendRequest, mimetype: string): void {
 }
 
 /**
- * What the instance's kind cannot send (spec 4.4: lists and templates). Neither has a provider
- * that sends it yet (official-gateway instances need the Cloud API provider), so both always throw.
+ * What the instance's kind cannot carry, before anything is fetched: which route exists for which
+ * kind is the capability table's (the routes answer its 501s); the operator's own limits are here.
  */
-function kindRules(
-  instance: Pick<Instance, "kind">,
-  req: SendRequest,
-): asserts req is Exclude<SendRequest, { route: "list" | "template" }> {
-  const standard = instance.kind === "standard";
-  if (req.route === "template" && standard) throw new ApiError("official_api_only");
-  if (req.route === "list" && standard) {
-    throw new ApiError(
-      "not_supported",
-      "Listas não têm formato de envio que funcione em instâncias padrão; use /messages/poll ou texto.",
-    );
-  }
-  if (req.route === "template" || req.route === "list") {
-    // Official-gateway sends go through the operator's Cloud API provider, which is not built.
-    throw new ApiError("not_supported_by_provider", "O provedor do gateway oficial ainda não está disponível.");
-  }
+function kindRules(instance: Pick<Instance, "kind">, req: SendRequest): void {
+  if (instance.kind === "official") officialBodyRules(req);
+}
+
+/** A loaded file against the rules of the route and the instance's kind. */
+function checkMedia(instance: Pick<Instance, "kind">, req: SendRequest, file: LoadedFile, field = "file"): void {
+  if (field === "file") requireMediaKind(req, file.mimetype);
+  if (instance.kind === "official") officialMediaRules(req.route, file.mimetype, file.data, field);
 }
 
 /** The network id of a message the request names (an API id or a bare one); a malformed one is 422 on `field`. */
@@ -150,11 +145,16 @@ export async function precheck(
   mentionsOf(body.mentions, chatOf(body));
   const files: [FileObject, string][] = [];
   if ("file" in body && body.file) files.push([body.file, "file"]);
-  if (req.route === "link-preview" && req.body.preview.image) files.push([req.body.preview.image, "preview.image"]);
+  if (req.route === "link-preview" && req.body.preview.image && instance.kind === "standard") {
+    files.push([req.body.preview.image, "preview.image"]);
+  }
+  const header = headerFileOf(req);
+  if (header) files.push(header);
   for (const [file, field] of files) {
     if (file.data !== undefined) {
       const loaded = await load(file, deps, field);
-      if (field === "file") requireMediaKind(req, loaded.mimetype);
+      // A file that `convert: true` will turn into the route's kind is checked after conversion.
+      if (!("convert" in body && body.convert)) checkMedia(instance, req, loaded, field);
     } else if (file.url !== undefined) {
       parseTargetUrl(file.url, { allowPrivate: deps.media.allowPrivate, field: `${field}.url` });
     }
@@ -214,12 +214,13 @@ export async function compose(
     case "image": {
       const chatId = chat();
       const file = await load(req.body.file, deps);
-      requireMediaKind(req, file.mimetype);
+      checkMedia(instance, req, file);
       return { chatId, content: { type: "image", media: mediaOf(file), ...capt(req.body.caption) }, options };
     }
     case "file": {
       const chatId = chat();
       const file = await load(req.body.file, deps);
+      checkMedia(instance, req, file);
       return { chatId, content: { type: "document", media: mediaOf(file), ...capt(req.body.caption) }, options };
     }
     case "voice": {
@@ -230,7 +231,8 @@ export async function compose(
         const converted = await convertVoice(file);
         seconds = converted.seconds;
         file = converted;
-      } else requireMediaKind(req, file.mimetype);
+      }
+      checkMedia(instance, req, file);
       return {
         chatId,
         content: { type: "voice", media: mediaOf(file), ...(seconds !== undefined ? { seconds } : {}) },
@@ -241,7 +243,7 @@ export async function compose(
       const chatId = chat();
       let file = await load(req.body.file, deps);
       if (req.body.convert) file = await convertVideo(file);
-      else requireMediaKind(req, file.mimetype);
+      checkMedia(instance, req, file);
       return {
         chatId,
         content: {
@@ -256,12 +258,17 @@ export async function compose(
     case "sticker": {
       const chatId = chat();
       const file = await load(req.body.file, deps);
-      requireMediaKind(req, file.mimetype);
+      checkMedia(instance, req, file);
       return { chatId, content: { type: "sticker", media: mediaOf(file) }, options };
     }
     case "link-preview": {
       const chatId = chat();
       const b = req.body;
+      if (instance.kind === "official") {
+        // The operator previews the first URL of a text itself; a custom preview cannot be sent.
+        const text = b.text.includes(b.preview.url) ? b.text : `${b.text}\n${b.preview.url}`;
+        return { chatId, content: { type: "text", text, linkPreview: true }, options };
+      }
       const image = b.preview.image ? mediaOf(await load(b.preview.image, deps, "preview.image")) : undefined;
       return {
         chatId,
@@ -318,7 +325,90 @@ export async function compose(
       const stored = await forwardable(instance.id, req.body.messageId, deps);
       return { chatId, content: stored.content, options: { ...options, forwarded: true } };
     }
+    case "list": {
+      const m = req.body.message;
+      return {
+        chatId: chat(),
+        content: {
+          type: "list",
+          title: m.title,
+          button: m.button,
+          sections: m.sections,
+          ...(m.description ? { description: m.description } : {}),
+          ...(m.footer ? { footer: m.footer } : {}),
+        },
+        options,
+      };
+    }
+    case "buttons": {
+      const chatId = chat();
+      const b = req.body;
+      const header = b.header ? await headerOf(b.header, deps) : undefined;
+      return {
+        chatId,
+        content: {
+          type: "buttons",
+          text: b.text,
+          buttons: b.buttons,
+          ...(header ? { header } : {}),
+          ...(b.footer ? { footer: b.footer } : {}),
+        },
+        options,
+      };
+    }
+    case "template": {
+      const chatId = chat();
+      const t = req.body.template;
+      const header = t.header ? await headerOf(t.header, deps) : undefined;
+      return {
+        chatId,
+        content: {
+          type: "template",
+          name: t.name,
+          language: t.language,
+          ...(header ? { header } : {}),
+          ...(t.body ? { body: t.body } : {}),
+          ...(t.buttons
+            ? {
+                buttons: t.buttons.map((btn, i) => ({
+                  type: btn.type,
+                  value: btn.type === "quick_reply" ? btn.payload : btn.type === "url" ? btn.text : btn.code,
+                  index: btn.index ?? i,
+                })),
+              }
+            : {}),
+          ...(t.components ? { components: t.components } : {}),
+        },
+        options,
+      };
+    }
   }
+}
+
+type HeaderInput = NonNullable<TemplateSend["header"]>;
+
+/** A header's media file, for the checks before a queued send is accepted. */
+function headerFileOf(req: SendRequest): [FileObject, string] | null {
+  const header = req.route === "template" ? req.body.template.header : req.route === "buttons" ? req.body.header : null;
+  if (!header) return null;
+  const field = req.route === "template" ? "template.header" : "header";
+  for (const type of ["image", "video", "document"] as const) {
+    if (type in header) return [(header as Record<typeof type, FileObject>)[type], `${field}.${type}`];
+  }
+  return null;
+}
+
+/** A header with its media fetched. */
+async function headerOf(header: HeaderInput, deps: ComposeDeps): Promise<OutboundHeader> {
+  if ("text" in header) return { text: header.text };
+  if ("location" in header) return { location: header.location };
+  for (const mediaType of ["image", "video", "document"] as const) {
+    if (mediaType in header) {
+      const file = (header as Record<typeof mediaType, FileObject>)[mediaType];
+      return { mediaType, media: mediaOf(await load(file, deps, `header.${mediaType}`)) };
+    }
+  }
+  throw invalid("header", "cabeçalho inválido");
 }
 
 function capt(caption: string | undefined) {

@@ -78,6 +78,7 @@ export function createSessionClient(url: string, secret: string): SessionApi {
     presence: (instanceId, state, chatId) => call("presence", { instanceId, state, chatId }),
     picture: (instanceId, chatId) => call("picture", { instanceId, chatId }),
     downloadMedia: (instanceId, networkId) => call("downloadMedia", { instanceId, networkId }),
+    op: (instanceId, name, input) => call("op", { instanceId, name, input }),
   };
 }
 

@@ -26,6 +26,7 @@ const OPERATIONS = [
   "presence",
   "picture",
   "downloadMedia",
+  "op",
 ] as const satisfies readonly (keyof SessionApi)[];
 type Operation = (instanceId: string, ...rest: unknown[]) => Promise<unknown>;
 // Every operation is listed: an operation added to SessionApi and not here fails to compile.

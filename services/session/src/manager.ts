@@ -5,15 +5,19 @@ import {
   type ConnectionStatus,
   type ExistsResult,
   formatMessageId,
-  type InboundMessage,
   type Instance,
+  isSessionOp,
   type OutboundContent,
   type PasskeyAssertion,
   type PasskeyChallenge,
   type PresenceState,
   type Provider,
+  SESSION_OPS,
   type SendOptions,
   type SendResult,
+  type SessionOpInput,
+  type SessionOpName,
+  type SessionOpOutput,
   type Timelock,
 } from "@gw/contracts";
 import {
@@ -28,8 +32,9 @@ import {
   Sealer,
   StaleLeaseError,
   storedHash,
+  validationDetails,
 } from "@gw/platform";
-import { inboundPayload } from "./events/inbound.ts";
+import { avatarLinks, recordAck, recordInbound } from "./events/record.ts";
 import { sentEvent } from "./events/sent.ts";
 import { NotHeldHere } from "./not-held.ts";
 import type { Picture, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
@@ -74,6 +79,8 @@ export interface SessionApi {
   presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void>;
   picture(instanceId: string, chatId: string): Promise<Picture | null>;
   downloadMedia(instanceId: string, networkId: string): Promise<Picture | null>;
+  /** A feature area's operation (contracts/session-ops.ts) on the instance's provider. */
+  op<N extends SessionOpName>(instanceId: string, name: N, input: SessionOpInput<N>): Promise<SessionOpOutput<N>>;
 }
 
 /**
@@ -277,26 +284,19 @@ export class SessionManager implements SessionApi {
         return;
       case "qr":
         return;
-      case "message":
-        return this.onMessage(instanceId, event.message);
+      case "message": {
+        const instance = await this.platform.instanceCache.get(instanceId);
+        if (instance) await recordInbound(this.platform, this.opts.log, instance, event.message);
+        return;
+      }
       case "ack": {
         const instance = await this.platform.instanceCache.get(instanceId);
-        if (!instance) return;
-        // Acks may name the chat by lid: shown by number when known (spec 1 rule 3).
-        const ackChat = (await this.platform.identity.rewrite(instanceId, event.chatId)) ?? event.chatId;
-        // Issued in the same loop turn, so they leave in one write and Redis runs them in this
-        // order: whoever the event reaches reads the stored ack already moved.
-        const stored = this.platform.readModel
-          .ack(instance, event.id, event.status)
-          .catch((err) => this.opts.log.error({ err, instanceId }, "storing an ack failed"));
-        const published = this.platform.events.publish(instance, "message.ack", {
-          id: formatMessageId({ fromMe: true, chatId: ackChat, id: event.id }),
-          chatId: ackChat,
-          status: event.status,
-          timestamp: event.timestamp,
-          ...(event.error ? { error: { message: event.error } } : {}),
-        });
-        await Promise.all([stored, published]);
+        if (instance) await recordAck(this.platform, this.opts.log, instance, event);
+        return;
+      }
+      case "event": {
+        const instance = await this.platform.instanceCache.get(instanceId);
+        if (instance) await this.platform.events.publish(instance, event.kind, event.payload);
         return;
       }
       case "logged-out":
@@ -306,46 +306,6 @@ export class SessionManager implements SessionApi {
         await this.release(instanceId, { keepStatus: true });
         return;
     }
-  }
-
-  /** A message from the network: kept, then published as the spec's events (spec 6.2). */
-  private async onMessage(instanceId: string, m: InboundMessage): Promise<void> {
-    const instance = await this.platform.instanceCache.get(instanceId);
-    if (!instance) return;
-    const { messages, identity, mediaLinks, events } = this.platform;
-    const ext = m.media ? extensionOf(m.media.mimetype, m.media.filename) : "";
-    const out = await inboundPayload(instanceId, m, identity, {
-      // Inline bytes (sim) are kept with the message; others (Baileys) are downloaded when asked.
-      mediaUrl: (apiId) => mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`),
-      avatarUrl: (chatId) => mediaLinks.avatar(instanceId, chatId),
-      quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
-    });
-    // The chat's name as the network shows it: sent messages' events carry it too (rule 7).
-    if (m.chatName) await identity.learnName(instanceId, out.chatId, m.chatName);
-    if (out.kind === "message" && m.content) {
-      const participant = m.isGroup && !m.fromMe ? (out.payload.from as { id: string }).id : undefined;
-      await messages.save(instanceId, {
-        id: m.id,
-        chatId: out.chatId,
-        fromMe: m.fromMe,
-        ...(participant ? { participant } : {}),
-        timestamp: m.timestamp,
-        content: m.content,
-      });
-    }
-    await this.platform.readModel
-      .record(instance, out.kind, out.payload, {
-        networkId: m.id,
-        targetId: m.targetId ?? null,
-        content: m.content ?? null,
-      })
-      .catch((err) => this.opts.log.error({ err, instanceId }, "storing a message failed"));
-    if (out.kind !== "message") {
-      await events.publish(instance, out.kind, out.payload);
-      return;
-    }
-    if (!m.fromMe) await events.publish(instance, "message", out.payload);
-    await events.publish(instance, "message.any", out.payload);
   }
 
   private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, reason: string | null) {
@@ -505,7 +465,7 @@ export class SessionManager implements SessionApi {
         : shown.endsWith("@c.us")
           ? await identity.lidOf(instanceId, shown.split("@")[0]!)
           : null;
-      const event = sentEvent(instance, shown, content, options, result, (id) => mediaLinks.avatar(instanceId, id), {
+      const event = sentEvent(instance, shown, content, options, result, avatarLinks(this.platform, instance), {
         chatLid,
         chatName: await this.chatName(instanceId, held, shown),
       });
@@ -578,5 +538,22 @@ export class SessionManager implements SessionApi {
   async downloadMedia(instanceId: string, networkId: string): Promise<Picture | null> {
     const session = this.need(instanceId).session;
     return session.downloadMedia ? session.downloadMedia(networkId) : null;
+  }
+
+  async op<N extends SessionOpName>(
+    instanceId: string,
+    name: N,
+    input: SessionOpInput<N>,
+  ): Promise<SessionOpOutput<N>> {
+    const { session } = this.need(instanceId);
+    if (!isSessionOp(name)) throw new ApiError("not_found", `Operação desconhecida: ${String(name)}.`);
+    const handler = session.ops?.[name] as ((input: unknown) => Promise<SessionOpOutput<N>>) | undefined;
+    if (!handler) throw new ApiError("not_supported", `O provedor ${session.provider} não implementa ${name}.`);
+    // The gateway validated the request; this guards the internal hop (another version, a tool).
+    const parsed = SESSION_OPS[name].input.safeParse(input);
+    if (!parsed.success) {
+      throw new ApiError("validation_error", "Campos inválidos.", validationDetails(parsed.error));
+    }
+    return handler(parsed.data);
   }
 }

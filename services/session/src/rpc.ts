@@ -1,4 +1,11 @@
-import { outboundContentSchema, passkeyAssertionInput, presenceStateSchema, sendOptionsSchema } from "@gw/contracts";
+import {
+  outboundContentSchema,
+  passkeyAssertionInput,
+  presenceStateSchema,
+  type SessionOpInput,
+  type SessionOpName,
+  sendOptionsSchema,
+} from "@gw/contracts";
 import { formatTrpcError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
@@ -48,6 +55,11 @@ export const sessionRouter = t.router({
   downloadMedia: procedure
     .input(byId.extend({ networkId: z.string() }))
     .query(({ ctx, input }) => ctx.api.downloadMedia(input.instanceId, input.networkId)),
+  op: procedure
+    .input(byId.extend({ name: z.string(), input: z.unknown() }))
+    .mutation(({ ctx, input }) =>
+      ctx.api.op(input.instanceId, input.name as SessionOpName, input.input as SessionOpInput<SessionOpName>),
+    ),
   presence: procedure
     .input(byId.extend({ state: presenceStateSchema, chatId: z.string().optional() }))
     .mutation(({ ctx, input }) => ctx.api.presence(input.instanceId, input.state, input.chatId)),

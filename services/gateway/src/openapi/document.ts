@@ -1,4 +1,14 @@
-import { ERROR_STATUS, type ErrorCode, errorBodySchema } from "@gw/contracts";
+import {
+  type Capability,
+  capabilityOf,
+  describeCapability,
+  ERROR_STATUS,
+  type ErrorCode,
+  errorBodySchema,
+  PROVIDERS_OF_KIND,
+  routeKey,
+  supports,
+} from "@gw/contracts";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
@@ -13,9 +23,24 @@ type Operation = {
   [k: string]: unknown;
 };
 
+/** The 501 codes a route answers on the kinds and providers that lack it (the capability table). */
+function capabilityCodes(cap: Capability | undefined): ErrorCode[] {
+  if (!cap) return [];
+  const codes = new Set<ErrorCode>();
+  for (const [kind, providers] of Object.entries(PROVIDERS_OF_KIND)) {
+    for (const p of providers) {
+      const verdict = supports(cap, kind as keyof typeof PROVIDERS_OF_KIND, p);
+      if (verdict !== true) codes.add(verdict.code);
+    }
+  }
+  return [...codes];
+}
+
 /** The codes every route of a kind can answer, beyond its own `errors`. */
 function errorCodesOf(meta: Meta, hasBody: boolean): ErrorCode[] {
   const codes: ErrorCode[] = [];
+  const key = meta.openapi ? routeKey(meta.openapi.method, meta.openapi.path) : null;
+  codes.push(...capabilityCodes(key ? capabilityOf(key) : undefined));
   if (meta.auth === "instance") {
     codes.push("missing_token", "invalid_token", "invalid_client_token", "not_found", "rate_limited");
     if (!meta.allowInactive) codes.push("payment_required", "instance_not_provisioned");
@@ -103,6 +128,16 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
     op.responses = responses;
     op["x-error-codes"] = errorCodesOf(meta, hasBody);
 
+    const key = routeKey(method, openapi.path);
+    const cap = key ? capabilityOf(key) : undefined;
+    if (cap) {
+      op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}${describeCapability(cap)}`;
+      op["x-capabilities"] = Object.fromEntries(
+        Object.entries(PROVIDERS_OF_KIND).flatMap(([kind, providers]) =>
+          providers.map((p) => [p, supports(cap, kind as keyof typeof PROVIDERS_OF_KIND, p) === true]),
+        ),
+      );
+    }
     if (meta.auth === "instance") {
       op.security = [{ InstanceToken: [] }, { BearerInstanceToken: [] }];
       op.parameters = [

@@ -26,12 +26,6 @@ const tags = ["Chats"];
 
 type WithInstance = Context & { instance: Instance };
 
-/** Spec 4.5 is for standard instances: official-gateway instances answer 501. */
-function standard(ctx: WithInstance): Instance {
-  if (ctx.instance.kind !== "standard") throw new ApiError("not_supported_by_provider");
-  return ctx.instance;
-}
-
 // --- query parameters --------------------------------------------------------------------------
 
 /** A boolean query parameter: `true`/`false` (also `1`/`0`); JSON booleans over internal tRPC. */
@@ -178,9 +172,8 @@ const overview = (v: ChatView) => ({
   _chat: v,
 });
 
-const READ_ERRORS: ErrorCode[] = ["not_supported_by_provider"];
+const READ_ERRORS: ErrorCode[] = [];
 const NETWORK_ERRORS: ErrorCode[] = [
-  "not_supported_by_provider",
   "instance_not_connected",
   "network_rejected",
   "network_error",
@@ -207,7 +200,7 @@ const proc = (
     },
   });
 
-const listChats = (ctx: WithInstance, q: ChatQuery) => ctx.platform.readModel.listChats(standard(ctx), q);
+const listChats = (ctx: WithInstance, q: ChatQuery) => ctx.platform.readModel.listChats(ctx.instance, q);
 
 const overviewInput = {
   merge: queryBool("merge").optional(),
@@ -331,7 +324,7 @@ export const chatsRouter = router({
     .input(chatIdPath.extend({ refresh: queryBool("refresh").optional() }))
     .output(z.object({ url: z.string() }))
     .query(async ({ ctx, input }) => {
-      const instance = standard(ctx);
+      const instance = ctx.instance;
       // The picture itself (cached a day; `refresh` asks the network again) decides 404.
       const picture = await avatarOf(ctx.platform, ctx.sessions, instance.id, input.chatId, {
         refresh: input.refresh === true,
@@ -366,7 +359,7 @@ export const chatsRouter = router({
     )
     .output(z.array(chatMessageSchema))
     .query(({ ctx, input }) => {
-      const instance = standard(ctx);
+      const instance = ctx.instance;
       const q: MessageQuery = {
         limit: input.limit,
         offset: input.offset,
@@ -405,7 +398,7 @@ export const chatsRouter = router({
     )
     .output(z.object({ ids: z.array(z.string()) }))
     .mutation(async ({ ctx, input }) => {
-      const instance = standard(ctx);
+      const instance = ctx.instance;
       const days = input.days ?? READ_DEFAULT_DAYS;
       const unread = await ctx.platform.readModel.unreadMessages(instance, input.chatId, {
         limit: input.messages ?? READ_DEFAULT_MESSAGES,
@@ -436,7 +429,7 @@ export const chatsRouter = router({
     )
     .output(chatMessageSchema)
     .query(async ({ ctx, input }) => {
-      const message = await ctx.platform.readModel.getMessage(standard(ctx), input.chatId, input.messageId, {
+      const message = await ctx.platform.readModel.getMessage(ctx.instance, input.chatId, input.messageId, {
         merge: input.merge,
         downloadMedia: input.downloadMedia,
       });
@@ -461,7 +454,7 @@ export const chatsRouter = router({
     )
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      const instance = standard(ctx);
+      const instance = ctx.instance;
       const networkId = await ownMessage(ctx, input.chatId, input.messageId, "editadas");
       const mentions = input.mentions?.length ? (chatIds(input.mentions, "mentions") ?? []) : undefined;
       const owner = await connectedOwner(ctx);
@@ -483,7 +476,7 @@ export const chatsRouter = router({
     .input(chatIdPath.extend({ messageId: messageIdPath }))
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      const instance = standard(ctx);
+      const instance = ctx.instance;
       const networkId = await ownMessage(ctx, input.chatId, input.messageId, "apagadas");
       const owner = await connectedOwner(ctx);
       await owner.send(instance.id, input.chatId, { type: "revoke", targetId: networkId });
@@ -494,7 +487,7 @@ export const chatsRouter = router({
     .input(chatIdPath)
     .output(z.object({}))
     .mutation(async ({ ctx, input }) => {
-      await ctx.platform.readModel.markUnread(standard(ctx), input.chatId);
+      await ctx.platform.readModel.markUnread(ctx.instance, input.chatId);
       return {};
     }),
 });

@@ -33,11 +33,18 @@ const SEND_ERRORS: ErrorCode[] = [
   "queue_full",
   "url_not_allowed",
   "payload_too_large",
-  "not_supported",
-  "official_api_only",
 ];
 
-const FILE_ROUTES = new Set<SendRoute>(["image", "file", "voice", "video", "sticker", "link-preview"]);
+const FILE_ROUTES = new Set<SendRoute>([
+  "image",
+  "file",
+  "voice",
+  "video",
+  "sticker",
+  "link-preview",
+  "buttons",
+  "template",
+]);
 
 const SUMMARIES: Record<SendRoute, string> = {
   text: "Send a text (links get a preview)",
@@ -55,6 +62,7 @@ const SUMMARIES: Record<SendRoute, string> = {
   forward: "Forward a message",
   event: "Send a calendar event",
   template: "Send an operator-approved template (official gateway only)",
+  buttons: "Send a text with up to 3 reply buttons (official gateway only)",
 };
 
 const QUEUE_DOC =
@@ -187,6 +195,7 @@ export const messagesRouter = router({
   sendForward: sendProcedure("forward"),
   sendEvent: sendProcedure("event"),
   sendTemplate: sendProcedure("template"),
+  sendButtons: sendProcedure("buttons"),
 
   seen: instanceProcedure
     .meta({

@@ -35,10 +35,6 @@ function requireStatus(instance: Instance, wanted: ConnectionStatus, what: strin
   }
 }
 
-function requireStandard(instance: Instance): void {
-  if (instance.kind !== "standard") throw new ApiError("not_supported_by_provider");
-}
-
 /** Writes a status while no pod owns the instance, with its `session.status` event. */
 async function setIdleStatus(
   ctx: Context,
@@ -65,9 +61,8 @@ async function start(ctx: Context, instance: Instance): Promise<Instance> {
   return current;
 }
 
-/** Pairing routes (spec 4.2): standard instances only, in SCAN_QR_CODE; the owner answers. */
+/** Pairing routes (spec 4.2; standard instances, the capability table): in SCAN_QR_CODE; the owner answers. */
 async function pairingOwner(ctx: Context & { instance: Instance }, what: string) {
-  requireStandard(ctx.instance);
   requireStatus(ctx.instance, "SCAN_QR_CODE", what);
   return ctx.sessions.owner(ctx.instance.id);
 }
@@ -81,7 +76,7 @@ async function workingOwner(ctx: Context & { instance: Instance }, what: string)
 const pairingStep = (method: "GET" | "POST", path: string, summary: string, errors: ErrorCode[] = []) =>
   instanceProcedure.meta({
     auth: "instance",
-    errors: ["instance_not_connected", "network_unavailable", "not_supported_by_provider", ...errors],
+    errors: ["instance_not_connected", "network_unavailable", ...errors],
     openapi: { method, path: `/instances/{instanceId}/${path}`, tags: pairingTags, summary },
   });
 
@@ -95,7 +90,7 @@ const accountInfo = (path: string, summary: string) =>
 const lifecycle = (path: string, summary: string, description: string) =>
   instanceProcedure.meta({
     auth: "instance",
-    errors: ["network_unavailable", "not_supported_by_provider"],
+    errors: ["network_unavailable"],
     openapi: { method: "POST", path: `/instances/{instanceId}/${path}`, tags, summary, description },
   });
 

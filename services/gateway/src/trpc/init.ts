@@ -1,4 +1,4 @@
-import { ApiError, instanceIdSchema } from "@gw/contracts";
+import { ApiError, capabilityError, instanceIdSchema, routeKey } from "@gw/contracts";
 import { formatTrpcError, usabilityError } from "@gw/platform";
 import { initTRPC } from "@trpc/server";
 import { z } from "zod";
@@ -25,10 +25,24 @@ export const adminProcedure = publicProcedure.use(({ ctx, next }) => {
   return next();
 });
 
+/** Each route's key in the capability table, found once per procedure. */
+const routeKeys = new WeakMap<Meta, string | null>();
+function routeKeyOf(meta: Meta | undefined): string | null {
+  if (!meta?.openapi) return null;
+  let key = routeKeys.get(meta);
+  if (key === undefined) {
+    key = routeKey(meta.openapi.method, meta.openapi.path);
+    routeKeys.set(meta, key);
+  }
+  return key;
+}
+
 /**
  * Routes under /v1/instances/{instanceId}: the caller must hold that instance's token (checked
  * at the edge) or be an internal service; the instance must exist and, unless the route says
- * otherwise, be provisioned and paid.
+ * otherwise, be provisioned and paid; and the route must exist for the instance's kind and
+ * provider (the capability table, contracts/capabilities.ts: 501 otherwise, before the body is
+ * validated — no body makes a missing route exist).
  */
 export const instanceProcedure = publicProcedure
   .input(z.object({ instanceId: instanceIdSchema }))
@@ -43,5 +57,8 @@ export const instanceProcedure = publicProcedure
       const blocked = usabilityError(instance);
       if (blocked) throw blocked;
     }
+    const key = routeKeyOf(meta);
+    const unsupported = key ? capabilityError(key, instance) : null;
+    if (unsupported) throw unsupported;
     return next({ ctx: { instance } });
   });

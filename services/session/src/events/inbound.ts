@@ -20,7 +20,7 @@ export async function inboundPayload(
   identity: IdentityMap,
   opts: {
     mediaUrl: (apiId: string) => string | null;
-    avatarUrl: (chatId: string) => string;
+    avatarUrl: (chatId: string) => string | null;
     quotedFromMe: (networkId: string) => Promise<boolean | null>;
   },
 ): Promise<{ kind: InboundKind; apiId: string; chatId: string; payload: Record<string, unknown> }> {

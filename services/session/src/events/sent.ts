@@ -1,6 +1,6 @@
 import { formatMessageId, type Instance, type OutboundContent, type SendOptions, type SendResult } from "@gw/contracts";
 
-type Me = Pick<Instance, "phone" | "pushName">;
+type Me = Pick<Instance, "phone" | "pushName" | "kind">;
 
 /** Spec 2.11 `payload.type` of what we sent. */
 export function payloadType(content: OutboundContent): string {
@@ -19,6 +19,8 @@ export function payloadType(content: OutboundContent): string {
     case "location":
     case "poll":
       return content.type;
+    case "buttons":
+      return "text";
     default:
       return "unknown";
   }
@@ -36,6 +38,10 @@ function textOf(content: OutboundContent): string | null {
     case "poll":
     case "event":
       return content.name;
+    case "buttons":
+      return content.text;
+    case "list":
+      return content.title;
     case "location":
       return content.name ?? null;
     default:
@@ -67,7 +73,7 @@ export function sentEvent(
   content: OutboundContent,
   options: SendOptions,
   result: SendResult,
-  avatarUrl: (chatId: string) => string,
+  avatarUrl: (chatId: string) => string | null,
   chat: { chatLid: string | null; chatName: string | null } = { chatLid: null, chatName: null },
 ): {
   kind: "message.any" | "message.reaction" | "message.edited" | "message.revoked";
@@ -84,13 +90,17 @@ export function sentEvent(
     chatId: shownChat,
     isGroup: shownChat.endsWith("@g.us"),
     fromMe: true,
-    from: {
-      id: instance.phone ? `${instance.phone}@c.us` : "",
-      phone: instance.phone,
-      lid: null,
-      pushName: instance.pushName,
-      picture: instance.phone ? avatarUrl(`${instance.phone}@c.us`) : null,
-    },
+    // Spec 1 rule 8: the account itself, empty on official-gateway instances.
+    from:
+      instance.kind === "official"
+        ? { id: "", phone: "", lid: null, pushName: "", picture: null }
+        : {
+            id: instance.phone ? `${instance.phone}@c.us` : "",
+            phone: instance.phone,
+            lid: null,
+            pushName: instance.pushName,
+            picture: instance.phone ? avatarUrl(`${instance.phone}@c.us`) : null,
+          },
     timestamp: result.timestamp,
     source: "api",
   };
@@ -120,6 +130,7 @@ export function sentEvent(
   payload.quotedId = options.quotedApiId ?? (options.quotedId ? target(options.quotedId) : null);
   if (options.mentions?.length) payload.mentions = options.mentions;
   if (options.forwarded) payload.forwarded = true;
+  if (content.type === "template") payload.template = { name: content.name, language: content.language };
   payload.raw = rawOf(content);
   return { kind: "message.any", payload };
 }

@@ -2,6 +2,7 @@ import type {
   AccountInfo,
   Capping,
   ConnectionStatus,
+  EventKind,
   ExistsResult,
   InboundMessage,
   Instance,
@@ -12,6 +13,7 @@ import type {
   Provider,
   SendOptions,
   SendResult,
+  SessionOpHandlers,
   Timelock,
 } from "@gw/contracts";
 import type { AuthStateStore, Logger } from "@gw/platform";
@@ -66,6 +68,12 @@ export interface ProviderSession {
   downloadMedia?(networkId: string): Promise<Picture | null>;
   /** The profile picture of a contact or group (base64 + mimetype), or null when none is visible. */
   picture(chatId: string): Promise<Picture | null>;
+
+  /**
+   * The feature areas' operations this provider implements (contracts/session-ops.ts), built
+   * from its per-area modules. An operation it lacks answers 501 (the capability table says so).
+   */
+  readonly ops?: SessionOpHandlers;
 }
 
 /** What a session reports. The manager turns these into instance state and events. */
@@ -81,7 +89,18 @@ export type ProviderEvent =
   /** A message arrived, or was sent from the phone / another linked device (spec 6.2 `message`, `message.any`, …). */
   | { type: "message"; message: InboundMessage }
   /** A message this account sent changed status (spec 2.9); `id` is the network's id. */
-  | { type: "ack"; id: string; chatId: string; status: AckStatus; timestamp: number; error?: string };
+  | {
+      type: "ack";
+      id: string;
+      chatId: string;
+      status: AckStatus;
+      timestamp: number;
+      error?: string | { code?: number; message: string };
+      /** Official gateway: the operator's conversation category and charge (spec 2.9). */
+      pricing?: Record<string, unknown>;
+    }
+  /** Any other event of spec 6.2 (labels, groups, calls, templates, …), its payload ready. */
+  | { type: "event"; kind: EventKind; payload: Record<string, unknown> };
 
 export type AckStatus = "pending" | "sent" | "delivered" | "read" | "played" | "failed";
 

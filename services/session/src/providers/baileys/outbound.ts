@@ -318,6 +318,11 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
       if (p.image) info.jpegThumbnail = await linkThumbnail(p.image, ctx);
       return { text: c.text, linkPreview: info };
     }
+    case "list":
+    case "buttons":
+    case "template":
+      // Official-gateway content: the capability table keeps these routes away from standard instances.
+      throw new ApiError("not_supported", "Conteúdo disponível apenas no gateway oficial.");
   }
 }
 

@@ -1,0 +1,185 @@
+import { ApiError } from "./errors.ts";
+import type { InstanceKind, Provider } from "./instance.ts";
+
+/**
+ * Which route each instance kind and provider supports: the one table the routing (the 501s),
+ * the OpenAPI text and docs/capabilities.md derive from. Keys are the spec's tables' own
+ * `METHOD /path`, relative to `/v1/instances/{instanceId}`.
+ *
+ * - `kinds`: the spec's kind rule. A standard-only route answers `501 not_supported_by_provider`
+ *   on official-gateway instances; an official-only route answers `501 official_api_only` on
+ *   standard instances.
+ * - `gaps`: a provider of the right kind that cannot do it (the network library has no call for
+ *   it): `501 not_supported` with the text given, which names what is missing.
+ * - `official`: what the route does on official-gateway instances when it differs (the OpenAPI
+ *   text and docs/official.md show it).
+ */
+export interface Capability {
+  kinds: "both" | "standard" | "official";
+  gaps?: Partial<Record<Provider, string>>;
+  official?: string;
+}
+
+const both: Capability = { kinds: "both" };
+const standard: Capability = { kinds: "standard" };
+const official: Capability = { kinds: "official" };
+
+const BAILEYS_NO_PASSKEY = "O Baileys não tem pareamento por passkey (WebAuthn).";
+const LIST_GAP = "Listas não têm formato de envio que funcione em instâncias padrão; use /messages/poll ou texto.";
+
+export const CAPABILITIES = {
+  // 4.1 Instance
+  "GET /": both,
+  "PATCH /settings": both,
+  "GET /me": { kinds: "both", official: "The business number and its display name (verified name)." },
+  "GET /capping": standard,
+  "GET /timelock": standard,
+  "POST /start": {
+    kinds: "both",
+    official: "Checks the operator credentials: WORKING while the operator accepts them, FAILED otherwise.",
+  },
+  "POST /stop": both,
+  "POST /restart": both,
+  "POST /logout": { kinds: "both", official: "Stops the instance; the operator credentials are kept." },
+  // 4.2 Pairing
+  "GET /qr-code": standard,
+  "POST /pairing-code": standard,
+  "GET /passkey/challenge": { kinds: "standard", gaps: { baileys: BAILEYS_NO_PASSKEY } },
+  "POST /passkey": { kinds: "standard", gaps: { baileys: BAILEYS_NO_PASSKEY } },
+  "GET /passkey/confirmation": { kinds: "standard", gaps: { baileys: BAILEYS_NO_PASSKEY } },
+  "POST /passkey/confirm": { kinds: "standard", gaps: { baileys: BAILEYS_NO_PASSKEY } },
+  // 4.4 Sending
+  "POST /messages/text": { kinds: "both", official: "Up to 4,096 characters; a preview only with linkPreview: true." },
+  "POST /messages/image": { kinds: "both", official: "JPG or PNG up to 5 MB." },
+  "POST /messages/file": { kinds: "both", official: "Up to 100 MB." },
+  "POST /messages/voice": { kinds: "both", official: "OGG/Opus up to 16 MB (convert: true converts)." },
+  "POST /messages/video": { kinds: "both", official: "MP4 or 3GP up to 16 MB; asNote is ignored." },
+  "POST /messages/sticker": { kinds: "both", official: "WEBP 512x512, up to 100 KB (500 KB animated)." },
+  "POST /messages/link-preview": {
+    kinds: "both",
+    official: "Sent as text with the operator's own preview of the URL; the custom image is ignored.",
+  },
+  "POST /messages/list": {
+    kinds: "both",
+    gaps: { sim: LIST_GAP, baileys: LIST_GAP },
+    official: "An interactive list: up to 10 sections and 10 rows in total; row titles up to 24 characters.",
+  },
+  "POST /messages/buttons": official,
+  "POST /messages/poll": standard,
+  "POST /messages/poll/vote": standard,
+  "POST /messages/location": both,
+  "POST /messages/contact-vcard": { kinds: "both", official: "Structured contacts; a raw vCard is not accepted." },
+  "POST /messages/forward": standard,
+  "POST /messages/event": standard,
+  "POST /messages/template": official,
+  "POST /messages/seen": { kinds: "both", official: "Marks the given message, or the last received one, read." },
+  "PUT /messages/reaction": both,
+  "GET /messages/new-id": both,
+  "POST /typing/start": {
+    kinds: "both",
+    official: "Only within 24 h of a received message; lasts up to 25 s or until the reply.",
+  },
+  "POST /typing/stop": {
+    kinds: "both",
+    official: "The operator removes the indicator on the reply; accepted, no call.",
+  },
+  // 4.5 Chats: what the gateway stored is readable on both kinds; the rest asks the network.
+  "GET /chats": { kinds: "both", official: "The conversations the gateway stored from the operator's webhooks." },
+  "GET /chats/overview": both,
+  "POST /chats/overview": both,
+  "GET /chats/{chatId}/picture": standard,
+  "GET /chats/{chatId}/messages": both,
+  "POST /chats/{chatId}/messages/read": standard,
+  "GET /chats/{chatId}/messages/{messageId}": both,
+  "PUT /chats/{chatId}/messages/{messageId}": standard,
+  "DELETE /chats/{chatId}/messages/{messageId}": standard,
+  "POST /chats/{chatId}/unread": standard,
+  // 4.10 Queue
+  "GET /queue": both,
+  "DELETE /queue": both,
+  "GET /queue/settings": both,
+  "PATCH /queue/settings": both,
+  "POST /queue/pause": both,
+  "POST /queue/resume": both,
+  "GET /queue/{queueId}": both,
+  "DELETE /queue/{queueId}": both,
+  // 4.11 Business profile, 4.12 templates, number data on the operator side (4.14)
+  "GET /business-profile": official,
+  "PATCH /business-profile": official,
+  "PUT /business-profile/picture": official,
+  "GET /templates": official,
+  "POST /templates": official,
+  "DELETE /templates/{name}": official,
+  "GET /phone-number": official,
+  // 4.13 Webhooks, recent events (4.14)
+  "POST /webhooks": both,
+  "GET /webhooks": both,
+  "GET /webhooks/{webhookId}": both,
+  "PATCH /webhooks/{webhookId}": both,
+  "DELETE /webhooks/{webhookId}": both,
+  "POST /webhooks/{webhookId}/rotate-secret": both,
+  "POST /webhooks/{webhookId}/test": both,
+  "GET /webhooks/{webhookId}/deliveries": both,
+  "POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry": both,
+  "GET /events": both,
+  // 4.14 Contacts
+  "GET /contacts/check-exists": standard,
+} satisfies Record<string, Capability>;
+
+export type RouteKey = keyof typeof CAPABILITIES;
+
+const INSTANCE_ROOT = "/instances/{instanceId}";
+
+/** The table's key of a route given as in the OpenAPI meta (`/instances/{instanceId}/labels`). */
+export function routeKey(method: string, openapiPath: string): string | null {
+  if (!openapiPath.startsWith(INSTANCE_ROOT)) return null;
+  return `${method.toUpperCase()} ${openapiPath.slice(INSTANCE_ROOT.length) || "/"}`;
+}
+
+export function capabilityOf(key: string): Capability | undefined {
+  return (CAPABILITIES as Record<string, Capability>)[key];
+}
+
+/** The providers of each kind. */
+export const PROVIDERS_OF_KIND: Record<InstanceKind, readonly Provider[]> = {
+  standard: ["sim", "baileys"],
+  official: ["cloud"],
+};
+
+/** Whether `provider` serves the route: true, or why not (the 501's message). */
+export function supports(cap: Capability, kind: InstanceKind, provider: Provider): true | ApiError {
+  if (cap.kinds === "standard" && kind !== "standard") {
+    return new ApiError(
+      "not_supported_by_provider",
+      "Rota indisponível em instâncias do gateway oficial (só instâncias padrão).",
+    );
+  }
+  if (cap.kinds === "official" && kind !== "official") return new ApiError("official_api_only");
+  const gap = cap.gaps?.[provider];
+  return gap ? new ApiError("not_supported", gap) : true;
+}
+
+/** The 501 a route answers for an instance, or null when it serves it. */
+export function capabilityError(key: string, instance: { kind: InstanceKind; provider: Provider }): ApiError | null {
+  const cap = capabilityOf(key);
+  if (!cap) return null;
+  const verdict = supports(cap, instance.kind, instance.provider);
+  return verdict === true ? null : verdict;
+}
+
+/** One line for the OpenAPI description: who serves the route, and the 501 the others get. */
+export function describeCapability(cap: Capability): string {
+  const parts: string[] = [];
+  for (const kind of ["standard", "official"] as const) {
+    const label = kind === "standard" ? "standard" : "official-gateway";
+    const providers = PROVIDERS_OF_KIND[kind];
+    const verdicts = providers.map((p) => [p, supports(cap, kind, p)] as const);
+    const yes = verdicts.filter(([, v]) => v === true).map(([p]) => p);
+    const no = verdicts.filter(([, v]) => v !== true) as [Provider, ApiError][];
+    if (yes.length === providers.length) parts.push(`${label}: yes`);
+    else if (yes.length === 0) parts.push(`${label}: 501 \`${no[0]![1].code}\``);
+    else parts.push(`${label}: ${yes.join(", ")}; ${no.map(([p, e]) => `${p} 501 \`${e.code}\``).join(", ")}`);
+  }
+  const line = `**Instance kinds** — ${parts.join(" · ")}.`;
+  return cap.official && cap.kinds !== "standard" ? `${line} On official-gateway instances: ${cap.official}` : line;
+}

@@ -1,0 +1,23 @@
+import { businessOps } from "./areas/business.ts";
+import { templateOps } from "./areas/templates.ts";
+import type { OpCallInput, OpHandlers, OpOutput } from "./ops.ts";
+
+/**
+ * Every session operation of the feature areas (contracts/src/areas), by name `area.op`. The
+ * gateway calls them on an instance's owner with `SessionApi.op`; providers implement them per
+ * area (providers/<provider>/<area>.ts); the capability table says which route needs which.
+ */
+export const SESSION_OPS = {
+  ...businessOps,
+  ...templateOps,
+};
+export type SessionOps = typeof SESSION_OPS;
+export type SessionOpName = keyof SessionOps;
+export type SessionOpInput<N extends SessionOpName> = OpCallInput<SessionOps, N>;
+export type SessionOpOutput<N extends SessionOpName> = OpOutput<SessionOps, N>;
+/** What a provider implements: some of the operations. */
+export type SessionOpHandlers = OpHandlers<SessionOps>;
+
+export function isSessionOp(name: string): name is SessionOpName {
+  return Object.hasOwn(SESSION_OPS, name);
+}
