@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { accountIdSchema, accountSchema } from "./account.ts";
+import { cloudCredentialsInput, cloudCredentialsPatch } from "./cloud.ts";
 import {
   billingStatusSchema,
   instanceIdSchema,
@@ -34,8 +35,21 @@ export const createInstanceInput = z.object({
   provider: providerSchema.optional().meta({ description: "Default `baileys` for standard, `cloud` for official." }),
   provisioned: z.boolean().default(true),
   billingStatus: billingStatusSchema.optional(),
+  cloud: cloudCredentialsInput
+    .optional()
+    .meta({ description: "Official-gateway instances: the operator credentials (docs/official.md)." }),
 });
 export type CreateInstanceInput = z.infer<typeof createInstanceInput>;
+
+/** `PATCH /admin/instances/{instanceId}`: only sent fields change; `cloud` rotates credentials. */
+export const updateInstanceInput = z.object({
+  instanceId: instanceIdSchema,
+  name: z.string().trim().min(1, "informe o nome").max(200).optional(),
+  cloud: cloudCredentialsPatch
+    .optional()
+    .meta({ description: "Official-gateway instances: the credentials to change (token rotation, a new secret)." }),
+});
+export type UpdateInstanceInput = z.infer<typeof updateInstanceInput>;
 
 export const instanceWithTokenSchema = z.object({
   instance: instanceSchema,

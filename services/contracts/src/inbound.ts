@@ -40,6 +40,8 @@ export interface InboundMessage {
   /** On `fromMe` copies: sent from the phone or another linked device (spec `source: "app"`). */
   origin?: "phone" | "device" | null;
   referral?: Record<string, string> | null;
+  /** Official gateway: the reply button or list row the customer chose (`button_reply`, `list_reply`). */
+  interactive?: { type: string; id: string; title: string; description?: string } | null;
   /** The network's own event, as received. */
   raw: unknown;
   /** The media bytes when the provider has them inline (sim); Baileys downloads on demand. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { cloudPublicSchema } from "./cloud.ts";
 
 export const INSTANCE_ID_RE = /^i[0-9a-z]{8,40}$/;
 export const instanceIdSchema = z.string().regex(INSTANCE_ID_RE, "id de instância inválido").meta({
@@ -91,6 +92,9 @@ export const instanceSchema = z
     suspendedAt: isoOrNull,
     trialEndsAt: isoOrNull,
     settings: settingsSchema,
+    cloud: cloudPublicSchema.nullable().optional().meta({
+      description: "Official-gateway instances: the operator number they run (null until set).",
+    }),
   })
   .meta({ id: "Instance" });
 export type Instance = z.infer<typeof instanceSchema>;

@@ -247,7 +247,12 @@ export interface MessageRef {
   participant?: string;
 }
 
-const SERIALIZED_RE = /^(true|false)_([^_\s]+@[a-z.]+)_([A-Za-z0-9-]+)(?:_([^_\s]+@[a-z.]+))?$/;
+/**
+ * The network's id: letters, digits and `-` on the standard networks; the operator's `wamid.…`
+ * (base64, `+` and `/` written `-` and `~`: see providers/cloud/ids.ts) on official instances.
+ */
+export const NETWORK_ID_RE = /^[A-Za-z0-9.=~-]{4,200}$/;
+const SERIALIZED_RE = /^(true|false)_([^_\s]+@[a-z.]+)_([A-Za-z0-9.=~-]+)(?:_([^_\s]+@[a-z.]+))?$/;
 
 /** `{fromMe}_{chatId}_{id}[_{participant}]` (spec 2.6). */
 export function formatMessageId(ref: MessageRef): string {

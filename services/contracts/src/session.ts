@@ -28,8 +28,10 @@ export const meSchema = z
     jid: z.string(),
     lid: z.string(),
     pushName: z.string(),
-    messageCapping: cappingSchema,
-    reachoutTimelock: timelockSchema,
+    messageCapping: cappingSchema
+      .nullable()
+      .meta({ description: "null on official-gateway instances (the operator's limits: GET /phone-number)" }),
+    reachoutTimelock: timelockSchema.nullable().meta({ description: "null on official-gateway instances" }),
   })
   .meta({ id: "Me" });
 export type Me = z.infer<typeof meSchema>;

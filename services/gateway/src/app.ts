@@ -9,6 +9,7 @@ import { registerSignedFiles } from "./http/files.ts";
 import { registerHealth, temporalProbe } from "./http/health.ts";
 import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
+import { registerOfficialWebhook } from "./http/official-webhook.ts";
 import { registerRestRoutes } from "./http/rest.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 
@@ -76,6 +77,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
   registerRestRoutes(pub, platform, config, sessions, sending);
   registerSignedFiles(pub, platform, sessions);
+  registerOfficialWebhook(pub, platform, config);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);

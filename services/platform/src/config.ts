@@ -118,6 +118,14 @@ export const configSchema = z.object({
   /** Deliveries in flight per dispatcher process. */
   DISPATCH_CONCURRENCY: z.coerce.number().int().positive().default(256),
 
+  // Official gateway (docs/official.md)
+  /** 32 random bytes, base64: seals operator credentials at rest; default derived from WEBHOOK_SECRET_KEY. */
+  CLOUD_CREDENTIALS_KEY: z.string().optional(),
+  /** `hub.verify_token` of the operator's webhook handshake (GET /v1/official/webhook); unset: refused. */
+  CLOUD_WEBHOOK_VERIFY_TOKEN: z.string().min(8).optional(),
+  /** Deadline of one call to the operator's API. */
+  CLOUD_API_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
+
   // Read model (spec 4.5)
   /** How long stored messages and chats are kept (docs/read-model.md). */
   MESSAGE_RETENTION_DAYS: z.coerce.number().positive().default(90),

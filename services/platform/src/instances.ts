@@ -7,11 +7,13 @@ import {
   type Instance,
   type Provider,
   type SettingsPatch,
+  type UpdateInstanceInput,
 } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Entity } from "redis-om";
 import type { AccountStore } from "./accounts.ts";
 import { clearAuthStateUnowned, StaleLeaseError } from "./auth-state.ts";
+import type { CloudCredentialStore } from "./cloud-credentials.ts";
 import { newInstanceId } from "./ids.ts";
 import type { Invalidations } from "./invalidations.ts";
 import type { Keys } from "./keys.ts";
@@ -47,6 +49,7 @@ export class InstanceStore {
     private readonly k: Keys,
     private readonly invalidations: Invalidations,
     private readonly opts: InstanceStoreOptions,
+    private readonly cloud: CloudCredentialStore,
   ) {}
 
   async create(input: CreateInstanceInput): Promise<{ instance: Instance; token: string }> {
@@ -61,6 +64,14 @@ export class InstanceStore {
         provider: "sim só é aceito onde a rede simulada roda (ENABLE_SIM_PROVIDER)",
       });
     }
+    if (input.cloud && input.kind !== "official") {
+      throw new ApiError("validation_error", "Campos inválidos.", {
+        cloud: "credenciais do operador só em instâncias official",
+      });
+    }
+    const id = newInstanceId();
+    // The operator's number first: one that another instance runs is refused before anything exists.
+    const cloud = input.cloud ? await this.cloud.set(id, input.cloud) : null;
     const accountId = input.accountId ?? (await this.accounts.create({ name: input.name })).id;
     if (input.accountId) await this.accounts.get(input.accountId); // 404 when unknown
     const first = (await this.accounts.countInstanceCreation(accountId)) === 1;
@@ -68,7 +79,7 @@ export class InstanceStore {
     const now = new Date();
     const trial = first && (input.billingStatus === undefined || input.billingStatus === "trialing");
     const doc: InstanceDoc = {
-      id: newInstanceId(),
+      id,
       name: input.name,
       accountId,
       kind: input.kind,
@@ -85,6 +96,7 @@ export class InstanceStore {
       suspendedAt: input.billingStatus === "suspended" ? now.toISOString() : null,
       trialEndsAt: trial ? new Date(now.getTime() + this.opts.trialDays * 86_400_000).toISOString() : null,
       settings: structuredClone(DEFAULT_SETTINGS),
+      ...(input.kind === "official" ? { cloud } : {}),
       createdAtMs: now.getTime(),
     };
     const token = newSecretToken("gwt");
@@ -125,6 +137,7 @@ export class InstanceStore {
     await this.redis.del(this.k.instanceAuth(id), this.k.rateLimit(id), this.k.lease(id));
     await this.redis.srem(this.k.running, id);
     await clearAuthStateUnowned(this.redis, this.k, id);
+    await this.cloud.delete(id);
     await this.repos.instances.remove(id);
     await this.invalidate(id);
   }
@@ -135,6 +148,25 @@ export class InstanceStore {
     const token = newSecretToken("gwt");
     await this.redis.hset(this.k.instanceAuth(id), "tokenHash", hashToken(token));
     return token;
+  }
+
+  /** The operator's control plane: name, and an official instance's credentials (rotation). */
+  async update(input: UpdateInstanceInput): Promise<Instance> {
+    const current = await this.require(input.instanceId);
+    const sets: [string, unknown][] = [];
+    if (input.name !== undefined) sets.push(["$.name", input.name]);
+    if (input.cloud) {
+      if (current.kind !== "official") {
+        throw new ApiError("validation_error", "Campos inválidos.", {
+          cloud: "credenciais do operador só em instâncias official",
+        });
+      }
+      const cloud = await this.cloud.set(current.id, input.cloud);
+      // Not XX: instances made before credentials existed have no `cloud` yet.
+      await this.redis.call("JSON.SET", this.k.instanceDoc(current.id), "$.cloud", JSON.stringify(cloud));
+      if (sets.length === 0) await this.invalidate(current.id);
+    }
+    return this.setFields(current.id, sets);
   }
 
   async updateSettings(id: string, patch: SettingsPatch): Promise<Instance> {

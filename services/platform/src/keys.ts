@@ -96,6 +96,20 @@ export function keys(prefix: string) {
     queueRunning: (instanceId: string) => `${prefix}q:${instanceId}:running`,
     /** SET of instances with pending items: the worker's reconciler looks here. */
     queueActive: `${prefix}q:active`,
+    /** Official gateway (docs/official.md): sealed operator credentials, HASH per instance. */
+    cloudCredentials: (instanceId: string) => `${prefix}cloud:cred:${instanceId}`,
+    /** The operator's ids → the instance: phone-number id (STRING), WABA id (SET), display number (STRING). */
+    cloudByPhoneNumberId: (phoneNumberId: string) => `${prefix}cloud:pn:${phoneNumberId}`,
+    cloudByWaba: (wabaId: string) => `${prefix}cloud:waba:${wabaId}`,
+    cloudByDisplayPhone: (digits: string) => `${prefix}cloud:dn:${digits}`,
+    /** The customer's last message in a chat (unix s), 24 h: the conversation window. */
+    cloudWindow: (instanceId: string, chatId: string) => `${prefix}cloud:win:${instanceId}:${chatId}`,
+    /** An uploaded file's media id by the bytes' hash (the operator keeps uploads 30 days). */
+    cloudMedia: (instanceId: string, sha256: string) => `${prefix}cloud:media:${instanceId}:${sha256}`,
+    /** The operator's webhooks as received and verified, per shard: processed by the worker role. */
+    cloudInbound: (shard: number) => `${prefix}cloud:in:${shard}`,
+    /** An item of those webhooks already processed (its stream entry id), 7 days: duplicates dropped. */
+    cloudSeen: (instanceId: string, itemKey: string) => `${prefix}cloud:seen:${instanceId}:${itemKey}`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

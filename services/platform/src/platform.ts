@@ -1,6 +1,9 @@
 import { createHmac } from "node:crypto";
 import { AccountStore } from "./accounts.ts";
 import { RequestAuthorizer } from "./auth.ts";
+import { CloudCredentialStore, cloudCredentialsKey } from "./cloud-credentials.ts";
+import { CloudInbox } from "./cloud-inbox.ts";
+import { ConversationWindows } from "./cloud-windows.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { IdentityMap } from "./identity.ts";
@@ -34,10 +37,20 @@ export async function createPlatform(config: Config) {
   await ensureIndexes(redis, [...Object.values(repos), webhooks.repo], k);
 
   const accounts = new AccountStore(redis, repos, k);
-  const instances = new InstanceStore(redis, repos, accounts, k, invalidations, {
-    trialDays: config.TRIAL_DAYS,
-    simProviderEnabled: config.ENABLE_SIM_PROVIDER,
-  });
+  const cloud = new CloudCredentialStore(
+    redis,
+    k,
+    cloudCredentialsKey(config.CLOUD_CREDENTIALS_KEY, config.WEBHOOK_SECRET_KEY),
+  );
+  const instances = new InstanceStore(
+    redis,
+    repos,
+    accounts,
+    k,
+    invalidations,
+    { trialDays: config.TRIAL_DAYS, simProviderEnabled: config.ENABLE_SIM_PROVIDER },
+    cloud,
+  );
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
   // The request path's own connection: one script call per event-loop turn (auth.ts batches), no auto-pipelining.
   const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
@@ -91,6 +104,9 @@ export async function createPlatform(config: Config) {
     instances,
     instanceCache,
     authorizer,
+    cloud,
+    windows: new ConversationWindows(redis, k),
+    cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },

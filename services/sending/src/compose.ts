@@ -4,6 +4,7 @@ import {
   type FileObject,
   formatMessageId,
   type Instance,
+  NETWORK_ID_RE,
   normalizePersonId,
   type OutboundContent,
   type OutboundHeader,
@@ -78,7 +79,7 @@ function checkMedia(instance: Pick<Instance, "kind">, req: SendRequest, file: Lo
 /** The network id of a message the request names (an API id or a bare one); a malformed one is 422 on `field`. */
 function networkIdOf(value: string, field: string): string {
   const id = parseMessageId(value)?.id ?? value.trim();
-  if (!/^[A-Za-z0-9-]{4,128}$/.test(id)) throw invalid(field, "id de mensagem inválido");
+  if (!NETWORK_ID_RE.test(id)) throw invalid(field, "id de mensagem inválido");
   return id;
 }
 

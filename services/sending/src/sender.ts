@@ -47,7 +47,9 @@ export class Sender {
     }
     const composed = await compose(instance, req, this.composeDeps);
     const owner = await this.sessions.owner(instance.id);
-    const chatId = await this.resolver.resolve(owner, instance.id, composed.chatId);
+    // The operator resolves the ninth digit itself (its answer's `wa_id` is the registered form).
+    const chatId =
+      instance.kind === "official" ? composed.chatId : await this.resolver.resolve(owner, instance.id, composed.chatId);
     const options = { ...composed.options };
     if (!options.id && opts.networkId) {
       options.id = opts.networkId;

@@ -3,5 +3,6 @@ export { SessionDirectory } from "./directory.ts";
 export { type SessionApi, SessionManager } from "./manager.ts";
 export type { ProviderContext, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 export { type SessionRole, startSessionRole } from "./role.ts";
-/** Providers the session pods can run; `cloud` arrives with the official-gateway issue. */
-export const AVAILABLE_PROVIDERS = ["sim", "baileys"] as const;
+/** Providers the session pods can run. */
+export const AVAILABLE_PROVIDERS = ["sim", "baileys", "cloud"] as const;
+export { type CloudChange, processCloudChanges } from "./providers/cloud/index.ts";

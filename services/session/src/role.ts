@@ -18,6 +18,7 @@ import { INTERNAL_SECRET_HEADER, type RpcErrorBody } from "./client.ts";
 import { SessionManager } from "./manager.ts";
 import { NotHeldHere } from "./not-held.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
+import { createCloudProvider } from "./providers/cloud/index.ts";
 import type { ProviderFactory } from "./providers/contract.ts";
 import { createSimProvider } from "./providers/sim.ts";
 import { sessionRouter } from "./rpc.ts";
@@ -32,6 +33,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   const providers: Record<string, ProviderFactory> = {
     sim: createSimProvider(config.SIMNET_URL),
     baileys: createBaileysProvider({ version: parseBaileysVersion(config.BAILEYS_VERSION) }),
+    cloud: createCloudProvider(platform, { timeoutMs: config.CLOUD_API_TIMEOUT_MS }),
   };
 
   // Sends carry their media inline (base64): up to the file routes' limit, plus the envelope.

@@ -22,6 +22,12 @@ export function createWorkerMetrics() {
       registers: [registry],
     }),
     inFlight: new Gauge({ name: "webhook_dispatch_in_flight", help: "Deliveries in flight", registers: [registry] }),
+    officialInbound: new Counter({
+      name: "official_inbound_items_total",
+      help: "Items of the operator's webhooks (messages, statuses, events) processed, and duplicates dropped",
+      labelNames: ["outcome"] as const,
+      registers: [registry],
+    }),
   };
 }
 export type WorkerMetrics = ReturnType<typeof createWorkerMetrics>;

@@ -9,6 +9,7 @@ import { createActivities } from "./activities.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { createWorkerMetrics, startWorkerHealth } from "./health.ts";
 import { Notifier } from "./notifier.ts";
+import { OfficialInbound } from "./official-inbound.ts";
 import { createQueueActivities } from "./queue-activities.ts";
 import { QueueReconciler } from "./queue-reconciler.ts";
 
@@ -90,17 +91,26 @@ export async function startWorkerRole(
     },
   );
   await dispatcher.start();
+  const officialInbound = new OfficialInbound(
+    platform,
+    log.child({ role: "official-inbound" }),
+    { consumer: `${hostname()}-${process.pid}`, claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS },
+    metrics.officialInbound,
+  );
+  await officialInbound.start();
   reconciler.start();
   const health = await startWorkerHealth(config, platform, client, metrics);
   log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, health: health.url }, "worker started");
 
   return {
     dispatcher,
+    officialInbound,
     client,
     healthUrl: health.url,
     async close() {
       await health.close();
       reconciler.stop();
+      await officialInbound.close();
       await dispatcher.close();
       worker.shutdown();
       await running.catch(() => {});

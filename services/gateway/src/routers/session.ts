@@ -200,10 +200,12 @@ export const sessionRouter = router({
     .query(async ({ ctx }) => {
       const { id } = ctx.instance;
       const owner = await workingOwner(ctx, "Os dados da conta");
+      // The operator has no quota or restriction of this shape: its number data is GET /phone-number.
+      const official = ctx.instance.kind === "official";
       const [account, messageCapping, reachoutTimelock] = await Promise.all([
         owner.account(id),
-        owner.capping(id),
-        owner.timelock(id),
+        official ? null : owner.capping(id),
+        official ? null : owner.timelock(id),
       ]);
       return {
         id: `${account.phone}@c.us`,

@@ -107,6 +107,7 @@ export async function inboundPayload(
         : {}),
       ...(m.forwarded ? { forwarded: true } : {}),
       referral: m.referral ?? null,
+      ...(m.interactive ? { interactive: m.interactive } : {}),
       raw,
     },
   };

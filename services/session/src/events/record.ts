@@ -25,7 +25,7 @@ export async function recordInbound(
   log: Logger,
   instance: Instance,
   m: InboundMessage,
-  opts: { eventId?: (kind: string) => string } = {},
+  opts: { eventId?: (kind: string) => string; publish?: boolean } = {},
 ): Promise<void> {
   const instanceId = instance.id;
   const { messages, identity, mediaLinks, events } = platform;
@@ -57,6 +57,7 @@ export async function recordInbound(
     })
     .catch((err) => log.error({ err, instanceId }, "storing a message failed"));
   const id = opts.eventId;
+  if (opts.publish === false) return; // history: the read model only
   if (out.kind !== "message") {
     await events.publish(instance, out.kind, out.payload, id?.(out.kind));
     return;

@@ -7,6 +7,7 @@ import {
   instanceWithTokenSchema,
   listInstancesInput,
   provisioningInput,
+  updateInstanceInput,
 } from "@gw/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../../trpc/init.ts";
@@ -49,6 +50,34 @@ export const adminInstancesRouter = router({
     .input(byId)
     .output(instanceEnvelopeSchema)
     .query(async ({ ctx, input }) => ({ instance: await ctx.platform.instances.require(input.instanceId) })),
+
+  update: adminProcedure
+    .meta({
+      auth: "admin",
+      errors: ["not_found"],
+      openapi: {
+        method: "PATCH",
+        path: "/admin/instances/{instanceId}",
+        tags,
+        summary: "Rename; rotate an official instance's operator credentials (`cloud`)",
+        description:
+          "Only sent fields change. New credentials of a running official instance are checked at once: it reconnects and is WORKING or FAILED.",
+      },
+    })
+    .input(updateInstanceInput)
+    .output(instanceEnvelopeSchema)
+    .mutation(async ({ ctx, input }) => {
+      const instance = await ctx.platform.instances.update(input);
+      if (input.cloud) {
+        // The owner reconnects with the new credentials (a rotated token, a new secret).
+        const owner = await ctx.sessions.ownerIfAny(instance.id);
+        if (owner) {
+          await owner.restart(instance.id).catch((err) => ctx.log.warn({ err }, "restart after rotation failed"));
+          return { instance: await ctx.platform.instances.require(instance.id) };
+        }
+      }
+      return { instance };
+    }),
 
   delete: adminProcedure
     .meta({

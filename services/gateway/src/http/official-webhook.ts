@@ -1,0 +1,132 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { Config, Platform } from "@gw/platform";
+import { ReplicaCache, secretMatches } from "@gw/platform";
+import type { FastifyInstance } from "fastify";
+
+/** The operator sends webhooks up to 3 MB (reference cloud-api.md §3.3). */
+export const OFFICIAL_WEBHOOK_BODY_LIMIT = 3 * 1_048_576;
+const ROUTING_CACHE_MS = 5_000;
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+
+/** `sha256=<hex>` of the raw body with `secret`, compared in constant time. */
+export function hubSignatureMatches(header: string | undefined, rawBody: Buffer, secret: string): boolean {
+  const m = header ? /^sha256=([0-9a-fA-F]{64})$/.exec(header.trim()) : null;
+  if (!m) return false;
+  const want = createHmac("sha256", secret).update(rawBody).digest();
+  const got = Buffer.from(m[1]!, "hex");
+  return got.length === want.length && timingSafeEqual(got, want);
+}
+
+interface Change {
+  field: string;
+  value: unknown;
+  time?: number;
+}
+
+/**
+ * `GET|POST /v1/official/webhook`: the one address operators deliver to for the whole deployment
+ * (docs/official.md). GET answers the verification handshake. POST: the payload's phone-number
+ * id (else the display number, else the WABA id) selects the instances; each instance's changes
+ * are accepted only when the body's `X-Hub-Signature-256` verifies with that instance's own app
+ * secret (one tenant's secret can never speak for another's number); none verifying is 401 and
+ * nothing is kept. Accepted changes are stored durably before the 200 (platform/cloud-inbox.ts)
+ * and processed by the worker role. Unknown numbers are acknowledged and dropped with a log line.
+ */
+export function registerOfficialWebhook(app: FastifyInstance, platform: Platform, config: Config): void {
+  const routes = new ReplicaCache<string[]>(ROUTING_CACHE_MS, 100_000);
+  const secrets = new ReplicaCache<string | null>(ROUTING_CACHE_MS, 100_000);
+  platform.invalidations.on("instance", (id) => {
+    secrets.forget(id);
+    routes.forget(null); // credentials may have moved to another number
+  });
+
+  const instancesOf = (kind: "pn" | "dn" | "waba", id: string) =>
+    routes.get(`${kind}:${id}`, async () => {
+      if (kind === "waba") return platform.cloud.byWaba(id);
+      const found = kind === "pn" ? await platform.cloud.byPhoneNumberId(id) : await platform.cloud.byDisplayPhone(id);
+      return found ? [found] : [];
+    });
+  const secretOf = (instanceId: string) =>
+    secrets.get(instanceId, async () => (await platform.cloud.appSecrets([instanceId])).get(instanceId) ?? null);
+
+  app.get("/v1/official/webhook", async (req, reply) => {
+    const q = req.query as Record<string, string | undefined>;
+    const token = config.CLOUD_WEBHOOK_VERIFY_TOKEN;
+    if (q["hub.mode"] === "subscribe" && token && secretMatches(q["hub.verify_token"] ?? "", token)) {
+      return reply
+        .code(200)
+        .type("text/plain")
+        .send(q["hub.challenge"] ?? "");
+    }
+    return reply.code(403).send({ error: { code: "invalid_token", message: "verify_token inválido." } });
+  });
+
+  app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: OFFICIAL_WEBHOOK_BODY_LIMIT }, (_req, body, done) =>
+      done(null, body),
+    );
+    scope.post("/v1/official/webhook", { bodyLimit: OFFICIAL_WEBHOOK_BODY_LIMIT }, async (req, reply) => {
+      const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      let payload: Obj;
+      try {
+        payload = obj(JSON.parse(raw.toString("utf8")));
+      } catch {
+        return reply.code(400).send({ error: { code: "bad_request", message: "Corpo JSON inválido." } });
+      }
+      // Each instance's changes, by what names it in each change.
+      const byInstance = new Map<string, Change[]>();
+      let unknown = 0;
+      for (const e of arr(payload.entry)) {
+        const entry = obj(e);
+        const waba = typeof entry.id === "string" ? entry.id : "";
+        const time = typeof entry.time === "number" ? entry.time : undefined;
+        for (const c of arr(entry.changes)) {
+          const change = obj(c);
+          const value = obj(change.value);
+          const pn = obj(value.metadata).phone_number_id;
+          const dn = value.display_phone_number;
+          const targets =
+            typeof pn === "string"
+              ? await instancesOf("pn", pn)
+              : typeof dn === "string"
+                ? await instancesOf("dn", dn.replace(/\D/g, ""))
+                : waba
+                  ? await instancesOf("waba", waba)
+                  : [];
+          if (targets.length === 0) unknown++;
+          for (const id of targets) {
+            const list = byInstance.get(id) ?? [];
+            list.push({ field: String(change.field ?? ""), value: change.value, ...(time ? { time } : {}) });
+            byInstance.set(id, list);
+          }
+        }
+      }
+      if (byInstance.size === 0) {
+        req.log.info({ unknown }, "operator webhook for no known number: acknowledged and dropped");
+        return reply.code(200).send("EVENT_RECEIVED");
+      }
+      const header = req.headers["x-hub-signature-256"];
+      const signature = typeof header === "string" ? header : undefined;
+      const accepted: { instanceId: string; changes: Change[] }[] = [];
+      for (const [instanceId, changes] of byInstance) {
+        const secret = await secretOf(instanceId);
+        if (secret && hubSignatureMatches(signature, raw, secret)) accepted.push({ instanceId, changes });
+      }
+      if (accepted.length === 0) {
+        req.log.warn({ instances: [...byInstance.keys()] }, "operator webhook with a bad signature: refused");
+        return reply
+          .code(401)
+          .send({ error: { code: "invalid_token", message: "Assinatura X-Hub-Signature-256 inválida." } });
+      }
+      if (accepted.length < byInstance.size) {
+        req.log.warn("operator webhook: changes of instances whose secret does not verify it were dropped");
+      }
+      await platform.cloudInbox.enqueue(accepted);
+      return reply.code(200).send("EVENT_RECEIVED");
+    });
+  });
+}

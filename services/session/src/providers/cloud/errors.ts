@@ -1,0 +1,131 @@
+import { ApiError, type ErrorCode } from "@gw/contracts";
+import { GraphError } from "./graph.ts";
+
+/**
+ * The operator's error codes (reference cloud-api.md §2.2) → the spec's (section 7), with the
+ * operator's code and message kept in `details` (`operatorCode`, `operatorMessage`). docs/official.md
+ * has the table.
+ */
+
+interface Mapping {
+  code: ErrorCode;
+  /** The request field the error is about, when there is one. */
+  field?: string;
+  text: string;
+  /** Seconds to wait (429, 502, 503). */
+  retryAfter?: number;
+}
+
+const WINDOW_TEXT =
+  "fora da janela de 24 h da conversa: o cliente não escreveu nas últimas 24 h; use /messages/template";
+
+export const GRAPH_ERRORS: Record<number, Mapping> = {
+  // Credentials and permissions
+  0: { code: "network_error", text: "O operador não autenticou as credenciais." },
+  190: { code: "network_error", text: "O token de acesso do operador é inválido ou expirou." },
+  10: { code: "network_error", text: "O token do operador não tem permissão para esta operação." },
+  200: { code: "network_error", text: "O token do operador não tem permissão para esta operação." },
+  3: { code: "network_error", text: "O aplicativo do operador não tem esta capacidade." },
+  133010: { code: "network_error", text: "O número não está registrado na API do operador." },
+  // Rate limits
+  4: { code: "rate_limited", text: "Limite de chamadas do aplicativo no operador atingido.", retryAfter: 60 },
+  80007: { code: "rate_limited", text: "Limite de chamadas da conta (WABA) no operador atingido.", retryAfter: 60 },
+  130429: { code: "rate_limited", text: "Limite de envios por segundo do número atingido.", retryAfter: 1 },
+  131056: {
+    code: "rate_limited",
+    field: "chatId",
+    text: "Muitas mensagens para este contato em pouco tempo (limite por par do operador).",
+    retryAfter: 6,
+  },
+  131048: { code: "network_rejected", text: "Envio bloqueado pelo operador: limite de spam (qualidade)." },
+  // The conversation and the recipient
+  131047: { code: "network_rejected", field: "chatId", text: WINDOW_TEXT },
+  131026: {
+    code: "network_rejected",
+    field: "chatId",
+    text: "mensagem não entregável: o número não tem conta, não aceitou os termos ou usa um app antigo",
+  },
+  131049: {
+    code: "network_rejected",
+    field: "chatId",
+    text: "não entregue para manter o engajamento do ecossistema (limite de marketing por usuário)",
+  },
+  131050: { code: "network_rejected", field: "chatId", text: "o cliente pediu para não receber marketing" },
+  131021: { code: "validation_error", field: "chatId", text: "o destinatário não pode ser o próprio número" },
+  131062: { code: "validation_error", field: "chatId", text: "este envio não aceita um id de usuário (BSUID)" },
+  // Policy
+  368: { code: "network_rejected", text: "A conta está temporariamente bloqueada por violação de políticas." },
+  131031: { code: "network_rejected", text: "A conta do operador está bloqueada." },
+  131042: { code: "network_rejected", text: "Problema de elegibilidade ou pagamento da conta no operador." },
+  131005: { code: "network_rejected", text: "Acesso negado pelo operador." },
+  // The request
+  100: { code: "validation_error", field: "body", text: "parâmetro inválido para o operador" },
+  131008: { code: "validation_error", field: "body", text: "parâmetro obrigatório ausente" },
+  131009: { code: "validation_error", field: "body", text: "valor de parâmetro inválido" },
+  131051: { code: "validation_error", field: "body", text: "tipo de mensagem não suportado" },
+  131053: { code: "validation_error", field: "file", text: "o operador não aceitou a mídia (tipo, tamanho ou link)" },
+  132000: { code: "validation_error", field: "template", text: "o número de parâmetros não confere com o template" },
+  132001: {
+    code: "validation_error",
+    field: "template.name",
+    text: "template inexistente ou não aprovado neste idioma",
+  },
+  132005: { code: "validation_error", field: "template", text: "o texto do template com os parâmetros é longo demais" },
+  132007: { code: "validation_error", field: "template", text: "o conteúdo viola as políticas de templates" },
+  132012: { code: "validation_error", field: "template", text: "formato de parâmetro incompatível com o template" },
+  132015: { code: "network_rejected", field: "template.name", text: "template pausado pela qualidade baixa" },
+  132016: { code: "network_rejected", field: "template.name", text: "template desativado" },
+  135000: { code: "validation_error", field: "body", text: "erro genérico do operador sobre a requisição" },
+  // The operator itself
+  131000: { code: "network_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
+  131016: { code: "network_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
+  131057: { code: "network_unavailable", text: "O número está em manutenção no operador.", retryAfter: 60 },
+  2: { code: "network_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
+  1: { code: "network_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
+};
+
+/** Codes that mean the credentials themselves no longer work: the instance is FAILED. */
+export function isAuthFailure(err: unknown): err is GraphError {
+  return err instanceof GraphError && (err.code === 190 || err.code === 0 || err.code === 102) && !err.transport;
+}
+
+function mappingOf(code: number): Mapping | undefined {
+  if (GRAPH_ERRORS[code]) return GRAPH_ERRORS[code];
+  if (code >= 200 && code < 300) return GRAPH_ERRORS[200];
+  return undefined;
+}
+
+/** `err` as the spec's error, the operator's code and message in `details`. */
+export function apiErrorOfGraph(err: unknown, fieldHint?: string): ApiError {
+  if (err instanceof ApiError) return err;
+  if (!(err instanceof GraphError)) return new ApiError("network_error", String((err as Error)?.message ?? err));
+  if (err.transport) {
+    return err.message === "timeout"
+      ? new ApiError("network_timeout")
+      : new ApiError("network_unavailable", "O operador não respondeu; tente de novo.", undefined, 5);
+  }
+  const m = mappingOf(err.code);
+  const operator = {
+    operatorCode: String(err.code),
+    operatorMessage: err.details ? `${err.message} — ${err.details}` : err.message,
+  };
+  if (!m) {
+    const code: ErrorCode = err.status >= 500 ? "network_error" : "network_rejected";
+    return new ApiError(code, `O operador recusou: ${err.message}`, operator, err.status >= 500 ? 5 : undefined);
+  }
+  const field = m.field === "body" ? (fieldHint ?? "body") : m.field;
+  const details = field ? { [field]: m.text, ...operator } : operator;
+  const message = m.field
+    ? m.code === "validation_error"
+      ? "Campos inválidos."
+      : `O operador recusou: ${m.text}.`
+    : m.text;
+  return new ApiError(m.code, message, details, err.retryAfter ?? m.retryAfter);
+}
+
+/** An async failure of a status webhook (`errors[0]`) → the ack's error (spec 2.9 `{code, message}`). */
+export function ackErrorOf(e: { code?: number; title?: string; message?: string; error_data?: { details?: string } }) {
+  const m = typeof e.code === "number" ? mappingOf(e.code) : undefined;
+  const own = e.error_data?.details ?? e.message ?? e.title ?? "falha no envio";
+  return { ...(typeof e.code === "number" ? { code: e.code } : {}), message: m ? `${m.text} (${own})` : own };
+}
