@@ -360,12 +360,14 @@ describe("storage switches and instance kinds", () => {
     expect(after.find((m) => m.id === `false_${CHAT}_${during}`)).toBeUndefined();
   });
 
-  it("official-gateway instances: 501 not_supported_by_provider", async () => {
+  it("official-gateway instances: stored history is readable; what needs the network answers 501", async () => {
     const off = await c.createInstance({ kind: "official", provider: undefined });
-    const res = await c.as(off.token)(`/v1/instances/${off.id}/chats`);
-    await expectError(res, 501, "not_supported_by_provider");
+    const api = c.as(off.token);
+    expect(await (await api(`/v1/instances/${off.id}/chats`)).json()).toEqual([]);
+    expect(await (await api(`/v1/instances/${off.id}/chats/${CHAT}/messages?limit=5`)).json()).toEqual([]);
+    await expectError(await api(`/v1/instances/${off.id}/chats/${CHAT}/picture`), 501, "not_supported_by_provider");
     await expectError(
-      await c.as(off.token)(`/v1/instances/${off.id}/chats/${CHAT}/messages?limit=5`),
+      await api(`/v1/instances/${off.id}/chats/${CHAT}/unread`, { method: "POST" }),
       501,
       "not_supported_by_provider",
     );

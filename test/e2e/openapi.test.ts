@@ -3,6 +3,7 @@
 // Swagger UI from this process.
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
+import { CAPABILITIES, routeKey } from "@gw/contracts";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectJson, ROOT, TSX } from "../support/e2e-helpers.ts";
@@ -27,6 +28,7 @@ const EXPECTED: [string, string][] = [
   ["/admin/accounts/{accountId}/client-token", "patch"],
   ["/admin/accounts/{accountId}/client-token", "delete"],
   ["/admin/instances", "post"],
+  ["/admin/instances/{instanceId}", "patch"],
   ["/admin/instances", "get"],
   ["/admin/instances/{instanceId}", "get"],
   ["/admin/instances/{instanceId}", "delete"],
@@ -81,8 +83,17 @@ const EXPECTED: [string, string][] = [
     "forward",
     "event",
     "template",
+    "buttons",
     "seen",
   ].map((r): [string, string] => [`/instances/{instanceId}/messages/${r}`, "post"]),
+  // Official gateway only (spec 4.11, 4.12, and the number's data of 4.14)
+  ["/instances/{instanceId}/business-profile", "get"],
+  ["/instances/{instanceId}/business-profile", "patch"],
+  ["/instances/{instanceId}/business-profile/picture", "put"],
+  ["/instances/{instanceId}/phone-number", "get"],
+  ["/instances/{instanceId}/templates", "get"],
+  ["/instances/{instanceId}/templates", "post"],
+  ["/instances/{instanceId}/templates/{name}", "delete"],
   ["/instances/{instanceId}/messages/reaction", "put"],
   // Queue (spec 4.10)
   ["/instances/{instanceId}/queue", "get"],
@@ -135,6 +146,21 @@ describe("GET /v1/openapi.json", () => {
       expect(doc.paths[path]?.[method], `${method.toUpperCase()} ${path}`).toBeDefined();
     }
     expect(operations()).toHaveLength(EXPECTED.length);
+  });
+
+  it("the capability table names exactly the instance routes, and each documents who serves it", () => {
+    const routes = operations()
+      .filter(({ path }) => path.startsWith("/instances/{instanceId}"))
+      .map(({ path, method }) => routeKey(method, path)!);
+    expect(new Set(routes)).toEqual(new Set(Object.keys(CAPABILITIES)));
+    for (const { path, method, op } of operations()) {
+      if (!path.startsWith("/instances/{instanceId}")) continue;
+      expect((op as { description?: string }).description ?? "", `${method} ${path}`).toContain("**Instance kinds**");
+      expect((op as { "x-capabilities"?: unknown })["x-capabilities"], `${method} ${path}`).toBeDefined();
+    }
+    // The 501 of a kind that lacks a route is documented with it.
+    expect(doc.paths["/instances/{instanceId}/templates"]!.get!.responses["501"]).toBeDefined();
+    expect(doc.paths["/instances/{instanceId}/qr-code"]!.get!.responses["501"]).toBeDefined();
   });
 
   it("every operation has error responses referencing #/components/schemas/Error", () => {

@@ -307,12 +307,16 @@ describe("routes in the wrong state", () => {
     await expectCode(await api(`/v1/instances/${id}/passkey/challenge`), 422, "instance_not_connected");
   });
 
-  it("official instances have no QR pairing (501 not_supported_by_provider)", async () => {
+  it("official instances have no QR pairing (501 not_supported_by_provider); without credentials start ends FAILED", async () => {
     const { id, token } = await c.createInstance({ kind: "official", provider: undefined });
     const res = await c.as(token)(`/v1/instances/${id}/qr-code?format=raw`);
     expect(res.status).toBe(501);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("not_supported_by_provider");
     const start = await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
-    expect(start.status).toBe(501);
+    expect(start.status).toBe(200);
+    await c.waitForStatus(id, "FAILED");
+    const failed = (await c.events(id, "session.status")).at(-1)!;
+    expect(String(failed.payload.reason)).toMatch(/^missing_credentials/);
   });
 });
 
