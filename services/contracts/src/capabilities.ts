@@ -1,3 +1,11 @@
+import { callsCapabilities } from "./areas/calls.ts";
+import { channelsCapabilities } from "./areas/channels.ts";
+import { contactsCapabilities } from "./areas/contacts.ts";
+import { groupsCapabilities } from "./areas/groups.ts";
+import { labelsCapabilities } from "./areas/labels.ts";
+import { presenceCapabilities } from "./areas/presence.ts";
+import { profileCapabilities } from "./areas/profile.ts";
+import { statusCapabilities } from "./areas/status.ts";
 import { ApiError } from "./errors.ts";
 import type { InstanceKind, Provider } from "./instance.ts";
 
@@ -124,6 +132,15 @@ export const CAPABILITIES = {
   "GET /events": both,
   // 4.14 Contacts
   "GET /contacts/check-exists": standard,
+  // The feature areas' own routes (contracts/src/areas/<area>.ts)
+  ...profileCapabilities,
+  ...presenceCapabilities,
+  ...labelsCapabilities,
+  ...statusCapabilities,
+  ...channelsCapabilities,
+  ...groupsCapabilities,
+  ...contactsCapabilities,
+  ...callsCapabilities,
 } satisfies Record<string, Capability>;
 
 export type RouteKey = keyof typeof CAPABILITIES;

@@ -1,4 +1,12 @@
 import { businessOps } from "./areas/business.ts";
+import { callsOps } from "./areas/calls.ts";
+import { channelsOps } from "./areas/channels.ts";
+import { contactsOps } from "./areas/contacts.ts";
+import { groupsOps } from "./areas/groups.ts";
+import { labelsOps } from "./areas/labels.ts";
+import { presenceOps } from "./areas/presence.ts";
+import { profileOps } from "./areas/profile.ts";
+import { statusOps } from "./areas/status.ts";
 import { templateOps } from "./areas/templates.ts";
 import type { OpCallInput, OpHandlers, OpOutput } from "./ops.ts";
 
@@ -10,6 +18,14 @@ import type { OpCallInput, OpHandlers, OpOutput } from "./ops.ts";
 export const SESSION_OPS = {
   ...businessOps,
   ...templateOps,
+  ...profileOps,
+  ...presenceOps,
+  ...labelsOps,
+  ...statusOps,
+  ...channelsOps,
+  ...groupsOps,
+  ...contactsOps,
+  ...callsOps,
 };
 export type SessionOps = typeof SESSION_OPS;
 export type SessionOpName = keyof SessionOps;

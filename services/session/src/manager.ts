@@ -249,6 +249,10 @@ export class SessionManager implements SessionApi {
         load: (id) => this.platform.messages.getRaw(instanceId, id),
       },
       log,
+      identity: {
+        rewrite: async (id) => (await this.platform.identity.rewrite(instanceId, id)) ?? id,
+        learn: (lid, phone) => this.platform.identity.learn(instanceId, lid, phone),
+      },
       emit: (event) => {
         held.chain = held.chain
           .then(() => this.onEvent(instanceId, held, event))
@@ -494,12 +498,14 @@ export class SessionManager implements SessionApi {
         // The network accepting the send is its `sent` ack: announced here, with the message, in
         // the same write. Neither network reports it to the device that sent (simnet answers the
         // send instead, as the real network does; the Baileys provider drops a `sender` receipt).
-        this.platform.events.publish(instance, "message.ack", {
-          id: formatMessageId({ fromMe: true, chatId: shown, id: result.id }),
-          chatId: shown,
-          status: "sent",
-          timestamp: result.timestamp,
-        }),
+        held.session.reportsSentAck
+          ? null
+          : this.platform.events.publish(instance, "message.ack", {
+              id: formatMessageId({ fromMe: true, chatId: shown, id: result.id }),
+              chatId: shown,
+              status: "sent",
+              timestamp: result.timestamp,
+            }),
       ]).catch((err) => this.opts.log.error({ err, instanceId }, "recording a sent message failed"));
     }
     return result;

@@ -2,23 +2,15 @@
 // phones and as the network.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { SIMNET_AREAS } from "./areas.ts";
 import { closeConnection, dropConnection, logoutDevices } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { newGroupId, nowSeconds, sameSecret } from "./ids.ts";
 import { groupMetadata, inboxView, markRead, sendMessage, sendPresence, sentView } from "./messaging.ts";
+import { parseBody as parse } from "./op-kit.ts";
 import { scanQr, typePairingCode } from "./pairing.ts";
 import { capping, phoneInputSchema, presenceArgsSchema, sendArgsSchema, timelock } from "./protocol.ts";
 import type { Account, Group, SimnetState } from "./state.ts";
-
-function parse<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    throw new SimnetError("validation_error", z.prettifyError(parsed.error), {
-      issues: parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
-    });
-  }
-  return parsed.data;
-}
 
 const phoneParams = z.object({ phone: z.string() });
 const autoRead = z.union([z.boolean().transform((b) => (b ? 1 : 0)), z.number().int().min(0).max(1000)]);
@@ -382,6 +374,9 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     group.picture = parse(pictureBody, req.body).picture;
     return { picture: group.picture };
   });
+
+  // The feature areas' own routes (areas.ts).
+  for (const area of SIMNET_AREAS) area.control?.(app, state);
 }
 
 /** Every connection gets `close` with this reason. */

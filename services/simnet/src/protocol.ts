@@ -349,5 +349,7 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
     state: presenceStateSchema,
     timestamp: z.number().int(),
   }),
+  /** A feature area's notification, already shaped as a spec 6.2 event for the receiving account. */
+  z.object({ type: z.literal("event"), kind: z.string(), payload: z.record(z.string(), z.unknown()) }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

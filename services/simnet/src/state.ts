@@ -177,6 +177,8 @@ export class SimnetState {
     rateLimitSends: 0,
     rateLimitedPhones: new Map<string, number>(),
   };
+  /** The feature areas' own memory (labels, channels, …): one object per area, made on first use. */
+  private readonly areas = new Map<string, unknown>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private seqCounter = 0;
   private connCounter = 0;
@@ -354,6 +356,29 @@ export class SimnetState {
     return false;
   }
 
+  // --- feature areas ---------------------------------------------------------------------------
+
+  /** An area's memory (areas.ts): made by `init` on first use, forgotten by a reset. */
+  area<T>(name: string, init: () => T): T {
+    let value = this.areas.get(name) as T | undefined;
+    if (value === undefined) {
+      value = init();
+      this.areas.set(name, value);
+    }
+    return value;
+  }
+
+  /**
+   * A spec 6.2 event for every device of `acc` (`{type: "event", kind, payload}`), now or when each
+   * connects: what the sim provider passes on as is (payload already as that account sees it).
+   */
+  deliverEvent(acc: Account, kind: string, payload: Record<string, unknown>): void {
+    for (const id of acc.devices) {
+      const device = this.devices.get(id);
+      if (device) this.deliverToDevice(device, { type: "event", kind, payload });
+    }
+  }
+
   // --- reset ---------------------------------------------------------------------------------
 
   /** Forgets everything but the connections, which the caller terminates. */
@@ -364,6 +389,7 @@ export class SimnetState {
     this.devices.clear();
     this.removedDevices.clear();
     this.groups.clear();
+    this.areas.clear();
     this.messagesByKey.clear();
     this.messagesById.clear();
     this.pairingCodes.clear();

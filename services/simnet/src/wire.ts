@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import { z } from "zod";
+import { SIMNET_AREAS } from "./areas.ts";
 import { cleanupConnection, closeConnection, logoutDevices, openDevice, startPairing } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { sameSecret } from "./ids.ts";
@@ -16,6 +17,7 @@ import {
   sendMessage,
   sendPresence,
 } from "./messaging.ts";
+import { type OpDef, openOp, pairingOp, parseArgs } from "./op-kit.ts";
 import {
   passkeyAssertion,
   passkeyChallenge,
@@ -39,46 +41,6 @@ import type { Account, Connection, Device, SimnetState } from "./state.ts";
 
 const MAX_FRAME_BYTES = 128 * 1024 * 1024;
 
-interface OpContext {
-  state: SimnetState;
-  conn: Connection;
-}
-interface OpenContext extends OpContext {
-  acc: Account;
-  device: Device;
-  origin: Origin;
-}
-
-interface OpDef {
-  phase: "pairing" | "open";
-  run(ctx: OpContext, args: unknown): unknown;
-}
-
-export function parseArgs<S extends z.ZodType>(schema: S, raw: unknown): z.infer<S> {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) throw new SimnetError("bad_request", z.prettifyError(parsed.error));
-  return parsed.data;
-}
-
-function pairingOp<S extends z.ZodType>(schema: S, run: (ctx: OpContext, args: z.infer<S>) => unknown): OpDef {
-  return { phase: "pairing", run: (ctx, raw) => run(ctx, parseArgs(schema, raw)) };
-}
-
-function openOp<S extends z.ZodType>(schema: S, run: (ctx: OpenContext, args: z.infer<S>) => unknown): OpDef {
-  return {
-    phase: "open",
-    run: (ctx, raw) => {
-      const device = ctx.conn.deviceId ? ctx.state.devices.get(ctx.conn.deviceId) : undefined;
-      const acc = device ? ctx.state.accounts.get(device.phone) : undefined;
-      if (!device || !acc) throw new SimnetError("not_open", "this connection has no device");
-      return run(
-        { state: ctx.state, conn: ctx.conn, acc, device, origin: { kind: "device", device } },
-        parseArgs(schema, raw),
-      );
-    },
-  };
-}
-
 const empty = z.object({}).loose();
 
 /** The rate-limit fault: the real network's `rate-overlimit`, refused before anything is delivered. */
@@ -96,7 +58,7 @@ function rateLimit(state: SimnetState, phone: string): void {
   throw new SimnetError("rate_overlimit", "too many messages: try again later");
 }
 
-/** Every `request.op` (docs/simnet.md "Operations"). */
+/** Every `request.op` (docs/simnet.md "Operations"); the feature areas add theirs (areas.ts). */
 const OPS: Record<string, OpDef> = {
   "pairing-code": pairingOp(pairingCodeArgsSchema, ({ state, conn }, a) => requestPairingCode(state, conn, a.phone)),
   "passkey-challenge": pairingOp(empty, ({ conn }) => passkeyChallenge(conn)),
@@ -131,6 +93,8 @@ const OPS: Record<string, OpDef> = {
       .map((g) => groupMetadata(state, g, acc.phone)),
   })),
 };
+
+for (const area of SIMNET_AREAS) Object.assign(OPS, area.ops ?? {});
 
 export const OP_NAMES = Object.keys(OPS);
 

@@ -9,11 +9,13 @@ const WAIT_CODES = new Set(["instance_not_connected", "network_unavailable", "ne
 
 /**
  * Whether the item should wait and be tried again rather than fail: the number is away, or the
- * network refused for now (`network_error` with a Retry-After: its rate limit). The retry gives
- * the network the same message id, so it is delivered once whatever the first attempt did.
+ * network refused for now (`network_error` with a Retry-After: Baileys' rate limit; `rate_limited`:
+ * the operator's throughput or pair limits on official instances). The retry gives the network the
+ * same message id, so it is delivered once whatever the first attempt did.
  */
 const waits = (err: ApiError) =>
-  WAIT_CODES.has(err.code) || (err.code === "network_error" && err.retryAfter !== undefined);
+  WAIT_CODES.has(err.code) ||
+  ((err.code === "network_error" || err.code === "rate_limited") && err.retryAfter !== undefined);
 
 /**
  * The send queue's activities (workflows/src/queue.ts): every one idempotent on the item's

@@ -2,12 +2,20 @@ import { mergeRouters, router } from "../trpc/init.ts";
 import { adminAccountsRouter } from "./admin/accounts.ts";
 import { adminInstancesRouter } from "./admin/instances.ts";
 import { businessRouter } from "./business.ts";
+import { callsRouter } from "./calls.ts";
+import { channelsRouter } from "./channels.ts";
 import { chatBasicsRouter } from "./chat-basics.ts";
 import { chatsRouter } from "./chats.ts";
+import { contactsRouter } from "./contacts.ts";
+import { groupsRouter } from "./groups.ts";
 import { instanceRouter } from "./instance.ts";
+import { labelsRouter } from "./labels.ts";
 import { messagesRouter } from "./messages.ts";
+import { presenceRouter } from "./presence.ts";
+import { profileRouter } from "./profile.ts";
 import { queueRouter } from "./queue.ts";
 import { sessionRouter } from "./session.ts";
+import { statusRouter } from "./status.ts";
 import { templatesRouter } from "./templates.ts";
 import { eventsRouter, webhooksRouter } from "./webhooks.ts";
 
@@ -24,6 +32,14 @@ export const appRouter = router({
     chatsRouter,
     businessRouter,
     templatesRouter,
+    profileRouter,
+    presenceRouter,
+    labelsRouter,
+    statusRouter,
+    channelsRouter,
+    groupsRouter,
+    contactsRouter,
+    callsRouter,
   ),
   admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter }),
 });

@@ -217,7 +217,13 @@ export const messagesRouter = router({
         ...(input.messageId ? [[input.messageId, "messageId"] as [string, string]] : []),
         ...(input.messageIds ?? []).map((v): [string, string] => [v, "messageIds"]),
       ];
-      if (ids.length === 0) return {};
+      if (ids.length === 0) {
+        // Official gateway: without an id, the chat's last received message is marked (spec 4.4).
+        if (ctx.instance.kind === "official" && given) {
+          await (await connectedOwner(ctx)).markRead(ctx.instance.id, given, []);
+        }
+        return {};
+      }
       // A group's read receipt names the message's sender: `participant` completes the bare ids
       // this instance has not stored (spec 4.4), as the full id's `_participant` part would.
       const participant = input.participant === undefined ? undefined : normalizePersonId(input.participant);

@@ -74,6 +74,11 @@ export interface ProviderSession {
    * from its per-area modules. An operation it lacks answers 501 (the capability table says so).
    */
   readonly ops?: SessionOpHandlers;
+  /**
+   * The provider reports the `sent` ack of its sends itself (the operator's `sent` status, with its
+   * pricing), so the manager does not announce one when the send is accepted.
+   */
+  readonly reportsSentAck?: boolean;
 }
 
 /** What a session reports. The manager turns these into instance state and events. */
@@ -118,6 +123,14 @@ export interface ProviderContext {
   rawMessages: { save(id: string, raw: string): Promise<void>; load(id: string): Promise<string | null> };
   log: Logger;
   emit(event: ProviderEvent): void;
+  /**
+   * What the instance knows of privacy ids (spec 1 rules 3–4): `rewrite` answers a `@lid` as its
+   * `<digits>@c.us` when the number is known (other ids as given); `learn` records a pair.
+   */
+  identity: {
+    rewrite(id: string): Promise<string>;
+    learn(lid: string, phone: string): Promise<void>;
+  };
 }
 
 export type ProviderFactory = (ctx: ProviderContext) => ProviderSession;

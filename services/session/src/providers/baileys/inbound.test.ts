@@ -18,7 +18,14 @@ import type { ProviderEvent, ProviderSession } from "../contract.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { type InboundLookups, parseStoredMessage, storedForm, toInboundMessage } from "./inbound.ts";
 import { createBaileysSession } from "./session.ts";
-import { baileysInstance, type RedisHarness, redisHarness, type SilentNetwork, silentNetwork } from "./testing.ts";
+import {
+  baileysInstance,
+  memoryIdentity,
+  type RedisHarness,
+  redisHarness,
+  type SilentNetwork,
+  silentNetwork,
+} from "./testing.ts";
 
 /**
  * The mapping is tested on messages built with Baileys' own proto classes and sent through the
@@ -980,6 +987,7 @@ async function wired(): Promise<Wired> {
         load: async (id) => raw.get(id) ?? null,
       },
       log: createLogger("silent"),
+      identity: memoryIdentity(),
       emit: (e) => events.push(e),
     },
     {

@@ -17,6 +17,7 @@ import { type BaileysSessionOptions, browserFromSettings, createBaileysSession }
 import {
   Boom,
   baileysInstance,
+  memoryIdentity,
   type RedisHarness,
   redisHarness,
   type SilentNetwork,
@@ -88,6 +89,7 @@ async function rig(
       auth: store,
       rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
+      identity: memoryIdentity(),
       emit: (e) => events.push(e),
     },
     { version: [2, 3000, 1], policy: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...opts, makeSocket },
@@ -484,6 +486,7 @@ describe("Baileys provider factory and helpers", () => {
       auth: null as unknown as AuthStateStore,
       rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
+      identity: memoryIdentity(),
       emit: () => {},
     };
     expect(baileysProvider(ctx).provider).toBe("baileys");

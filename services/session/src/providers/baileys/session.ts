@@ -7,6 +7,7 @@ import {
   type PresenceState,
   type SendOptions,
   type SendResult,
+  type SessionOpHandlers,
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
@@ -27,6 +28,7 @@ import {
 } from "@whiskeysockets/baileys";
 import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
+import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { mapNetworkError } from "./errors.ts";
 import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
@@ -172,6 +174,9 @@ class BaileysSession implements ProviderSession {
   private saveQueued = false;
   /** Aborts of messaging calls in flight on the current socket. */
   private readonly pendingCalls = new Set<(err: ApiError) => void>();
+  /** The feature areas' hooks on every socket (areas.ts). */
+  private readonly socketListeners: ((sock: WASocket, current: () => boolean) => void)[] = [];
+  readonly ops: SessionOpHandlers;
 
   constructor(
     private readonly ctx: ProviderContext,
@@ -180,6 +185,12 @@ class BaileysSession implements ProviderSession {
     this.log = baileysLogger(ctx);
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
+    this.ops = baileysOps({
+      ctx,
+      socket: () => this.openSocket(),
+      call: (op, fn) => this.call(op, () => fn(this.openSocket())),
+      onSocket: (listen) => this.socketListeners.push(listen),
+    });
   }
 
   // ── lifecycle ────────────────────────────────────────────────────────────
@@ -838,6 +849,7 @@ class BaileysSession implements ProviderSession {
       void this.saveCreds();
       if (this.opened) this.emitAccount(sock);
     });
+    for (const listen of this.socketListeners) listen(sock, () => gen === this.generation);
   }
 
   /** Ends a socket we no longer want; its close event is ignored. */

@@ -114,3 +114,14 @@ export function baileysInstance(id: string, client?: Settings["client"]): Instan
     settings: { ...DEFAULT_SETTINGS, ...(client ? { client } : {}) },
   });
 }
+
+/** A provider context's identity helpers over a map (lid → phone), for tests. */
+export function memoryIdentity(known = new Map<string, string>()) {
+  return {
+    rewrite: async (id: string) => {
+      const phone = id.endsWith("@lid") ? known.get(id) : undefined;
+      return phone ? `${phone}@c.us` : id;
+    },
+    learn: async (lid: string, phone: string) => void known.set(lid, phone),
+  };
+}

@@ -40,6 +40,8 @@ export function createCloudProvider(platform: Platform, opts: { timeoutMs: numbe
 class CloudSession implements ProviderSession {
   readonly provider = "cloud" as const;
   readonly ops: SessionOpHandlers;
+  /** The operator's `sent` status (with pricing) is the ack: none is announced at acceptance. */
+  readonly reportsSentAck = true;
   private readonly link: CloudLink;
   private readonly media: CloudMedia;
   private wanted = false;

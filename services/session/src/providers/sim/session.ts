@@ -3,6 +3,7 @@ import {
   type AccountInfo,
   ApiError,
   type Capping,
+  type EventKind,
   type ExistsResult,
   type OutboundContent,
   type PasskeyAssertion,
@@ -11,14 +12,16 @@ import {
   parseMessageId,
   type SendOptions,
   type SendResult,
+  type SessionOpHandlers,
   type Timelock,
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
-import { backoffMs } from "./backoff.ts";
-import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "./contract.ts";
-import { simError } from "./sim-errors.ts";
-import { type SimMessageFrame, simInbound } from "./sim-inbound.ts";
+import { backoffMs } from "../backoff.ts";
+import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "../contract.ts";
+import { simOps } from "./areas.ts";
+import { simError } from "./errors.ts";
+import { type SimMessageFrame, simInbound } from "./inbound.ts";
 
 type Creds = { deviceId: string; secret: string };
 type ServerFrame =
@@ -61,10 +64,20 @@ class SimSession implements ProviderSession {
     { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; op: string; args: unknown }
   >();
 
+  readonly ops: SessionOpHandlers;
+  /** Handlers of the feature areas' own simnet frames (providers/sim/areas.ts). */
+  private readonly frameHandlers = new Map<string, (frame: Record<string, unknown>) => void | Promise<void>>();
+
   constructor(
     private readonly ctx: ProviderContext,
     private readonly url: string,
-  ) {}
+  ) {
+    this.ops = simOps({
+      request: (op, args) => this.request(op, args),
+      ctx,
+      onFrame: (type, handler) => this.frameHandlers.set(type, handler),
+    });
+  }
 
   async start(): Promise<void> {
     this.wanted = true;
@@ -291,6 +304,14 @@ class SimSession implements ProviderSession {
       }
       case "close":
         return this.onClose(String((frame as { reason: string }).reason));
+      case "event": {
+        // A spec 6.2 event simnet already shaped (labels, presence, groups, calls, …).
+        const f = frame as { kind?: EventKind; payload?: Record<string, unknown> };
+        if (f.kind && f.payload) this.ctx.emit({ type: "event", kind: f.kind, payload: f.payload });
+        return;
+      }
+      default:
+        await this.frameHandlers.get(frame.type)?.(frame as Record<string, unknown>);
     }
   }
 

@@ -1,0 +1,4 @@
+import type { SimAreaModule } from "./areas.ts";
+
+/** Groups on simnet (filled by its issue). */
+export const simGroups: SimAreaModule = () => ({});

@@ -1,0 +1,4 @@
+import type { SimAreaModule } from "./areas.ts";
+
+/** Presence on simnet (filled by its issue). */
+export const simPresence: SimAreaModule = () => ({});

@@ -1,0 +1,4 @@
+import type { SimAreaModule } from "./areas.ts";
+
+/** Profile on simnet (filled by its issue). */
+export const simProfile: SimAreaModule = () => ({});

@@ -1,0 +1,4 @@
+import type { SimAreaModule } from "./areas.ts";
+
+/** Status on simnet (filled by its issue). */
+export const simStatus: SimAreaModule = () => ({});

@@ -1,0 +1,4 @@
+// Channels on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const channelsArea: SimnetArea = { name: "channels" };

@@ -1,0 +1,4 @@
+// Contacts on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const contactsArea: SimnetArea = { name: "contacts" };

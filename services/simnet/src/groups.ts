@@ -1,0 +1,4 @@
+// Groups on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const groupsArea: SimnetArea = { name: "groups" };

@@ -1,0 +1,4 @@
+// Presence on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const presenceArea: SimnetArea = { name: "presence" };

@@ -1,0 +1,4 @@
+// Profile on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const profileArea: SimnetArea = { name: "profile" };

@@ -1,0 +1,4 @@
+// Status on the simulated network (filled by its issue).
+import type { SimnetArea } from "./areas.ts";
+
+export const statusArea: SimnetArea = { name: "status" };
