@@ -1,4 +1,4 @@
-import type { SessionOpHandlers } from "@gw/contracts";
+import type { ApiError, SessionOpHandlers } from "@gw/contracts";
 import type { ProviderContext } from "../contract.ts";
 import { simCalls } from "./calls.ts";
 import { simChannels } from "./channels.ts";
@@ -15,8 +15,11 @@ import { simStatus } from "./status.ts";
  * simnet frames of its own types.
  */
 export interface SimArea {
-  /** One simnet operation (docs/simnet.md "Operations"); refusals as the spec's errors. */
-  request(op: string, args: unknown): Promise<unknown>;
+  /**
+   * One simnet operation (docs/simnet.md "Operations"). Refusals become the spec's errors: the
+   * area's own `errors` by simnet code first, then the provider's common table (errors.ts).
+   */
+  request(op: string, args: unknown, errors?: Record<string, () => ApiError>): Promise<unknown>;
   readonly ctx: ProviderContext;
   /** Handles simnet frames of `type` (the area's notifications). */
   onFrame(type: string, handler: (frame: Record<string, unknown>) => void | Promise<void>): void;

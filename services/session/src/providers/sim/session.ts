@@ -73,7 +73,11 @@ class SimSession implements ProviderSession {
     private readonly url: string,
   ) {
     this.ops = simOps({
-      request: (op, args) => this.request(op, args),
+      request: (op, args, errors) =>
+        this.request(op, args).catch((err: unknown) => {
+          const own = errors?.[(err as { simCode?: string }).simCode ?? ""];
+          throw own ? own() : err;
+        }),
       ctx,
       onFrame: (type, handler) => this.frameHandlers.set(type, handler),
     });
@@ -282,7 +286,8 @@ class SimSession implements ProviderSession {
         if (f.ok) p.resolve(f.result);
         else {
           if (f.error?.message) this.ctx.log.debug({ op: p.op, error: f.error }, "simnet refused");
-          p.reject(simError(p.op, p.args, f.error?.code));
+          // The simnet code stays on the error: an area may map it its own way (areas.ts).
+          p.reject(Object.assign(simError(p.op, p.args, f.error?.code), { simCode: f.error?.code }));
         }
         return;
       }
