@@ -2,6 +2,7 @@
 // route with the one error body; `pnpm openapi` prints the same document; /docs serves
 // Swagger UI from this process.
 import { execFile } from "node:child_process";
+import { readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { CAPABILITIES, routeKey } from "@gw/contracts";
 import { Validator } from "@seriousme/openapi-schema-validator";
@@ -161,6 +162,11 @@ describe("GET /v1/openapi.json", () => {
     // The 501 of a kind that lacks a route is documented with it.
     expect(doc.paths["/instances/{instanceId}/templates"]!.get!.responses["501"]).toBeDefined();
     expect(doc.paths["/instances/{instanceId}/qr-code"]!.get!.responses["501"]).toBeDefined();
+  });
+
+  it("docs/capabilities.md is the capability table as generated (pnpm --silent capabilities)", async () => {
+    const { capabilitiesMarkdown } = await import("../../services/gateway/src/docs/capabilities.ts");
+    expect(await readFile(`${ROOT}docs/capabilities.md`, "utf8")).toBe(capabilitiesMarkdown());
   });
 
   it("every operation has error responses referencing #/components/schemas/Error", () => {

@@ -1,0 +1,3 @@
+import { capabilitiesMarkdown } from "./capabilities.ts";
+
+process.stdout.write(capabilitiesMarkdown());
