@@ -82,6 +82,36 @@ describe("bad_request (400)", () => {
   });
 });
 
+describe("hostile parameters (found by a schemathesis run)", () => {
+  it("GET /events?cursor=0-0 is an empty page, not a 500; an id past 64 bits is 422", async () => {
+    const { id, token } = await gw.createInstance();
+    const page = await expectJson(
+      await gw.request(`/v1/instances/${id}/events?cursor=0-0`, { headers: tokenHeaders(token) }),
+    );
+    expect(page).toEqual({ data: [], nextCursor: null });
+    const big = await gw.request(`/v1/instances/${id}/events?cursor=18446744073709551616-0`, {
+      headers: tokenHeaders(token),
+    });
+    const body = await expectError(big, 422, "validation_error");
+    expect(body.error.details?.cursor).toBeDefined();
+  });
+
+  it("a path parameter over the router's limit answers the spec's 400 body, not Fastify's 414", async () => {
+    const { id, token } = await gw.createInstance();
+    const chat = "5511999990000@c.us";
+    // 301 characters: the route's own validation answers (messageId is at most 300).
+    const long = await gw.request(`/v1/instances/${id}/chats/${chat}/messages/${"a".repeat(301)}`, {
+      headers: tokenHeaders(token),
+    });
+    expect(long.status).toBe(422);
+    await expectError(long, 422, "validation_error");
+    const huge = await gw.request(`/v1/instances/${id}/chats/${chat}/messages/${"a".repeat(2000)}`, {
+      headers: tokenHeaders(token),
+    });
+    await expectError(huge, 400, "bad_request");
+  });
+});
+
 describe("body-less requests", () => {
   it("PATCH without body and without Content-Type is accepted and changes nothing", async () => {
     const { id, token } = await gw.createInstance();

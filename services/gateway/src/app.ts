@@ -1,10 +1,11 @@
 import { randomBytes } from "node:crypto";
+import { ApiError } from "@gw/contracts";
 import type { Config, Platform } from "@gw/platform";
 import { createSending, lazyTemporalClient } from "@gw/sending";
 import { SessionDirectory, type SessionManager } from "@gw/session";
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from "fastify";
 import { registerDocs } from "./http/docs.ts";
-import { registerErrorHandling } from "./http/errors.ts";
+import { registerErrorHandling, sendError } from "./http/errors.ts";
 import { registerSignedFiles } from "./http/files.ts";
 import { registerHealth, temporalProbe } from "./http/health.ts";
 import { registerInternalTrpc } from "./http/internal.ts";
@@ -34,7 +35,16 @@ function serverOptions(config: Config, name: string): FastifyServerOptions {
       return typeof given === "string" && /^[\w.-]{1,64}$/.test(given) ? given : newRequestId();
     },
     bodyLimit: config.JSON_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters up to 1 KiB reach the routes' own validation (a 300-character messageId is
+    // its schema's 422); longer ones, and malformed escapes, answer the spec's 400 body below.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    frameworkErrors: (err, _req, reply) => {
+      const message =
+        err.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? "Parâmetro de caminho longo demais."
+          : "URL inválida: um componente do caminho não pôde ser lido.";
+      void sendError(reply, new ApiError("bad_request", message));
+    },
     forceCloseConnections: false,
     return503OnClosing: true,
   };

@@ -202,6 +202,8 @@ export class EventBus {
     },
   ): Promise<{ data: EventEnvelope[]; nextCursor: string | null }> {
     const key = this.k.recentEvents(instanceId);
+    // Nothing is older than the stream's first possible id (an exclusive `(0-0` is no interval).
+    if (q.cursor && /^0+-0+$/.test(q.cursor)) return { data: [], nextCursor: null };
     // Stream ids carry Redis's clock, envelopes the producer's: read a margin wider, then
     // filter on the envelope's own timestamp, which is what clients see.
     const MARGIN = 5_000;

@@ -223,7 +223,9 @@ export const eventsRouter = router({
         limit: z.coerce.number().int().min(1).max(500).default(100),
         cursor: z
           .string()
-          .regex(/^\d+-\d+$/, "cursor inválido")
+          .regex(/^\d{1,20}-\d{1,20}$/, "cursor inválido")
+          // A stream id is two unsigned 64-bit numbers.
+          .refine((c) => c.split("-").every((n) => BigInt(n) <= 18_446_744_073_709_551_615n), "cursor inválido")
           .optional(),
       }),
     )
