@@ -145,13 +145,19 @@ export class SessionManager implements SessionApi {
       });
   }
 
-  /** Graceful stop: connections closed (pairings kept), leases released for others to take. */
+  /**
+   * Graceful stop (SIGTERM, a rolling restart): this pod leaves the live set first, so the others
+   * no longer rank it for anything; then its connections close (pairings kept) and their leases
+   * are released; then the other pods are kicked to reconcile at once instead of at their next
+   * tick, so an instance is without an owner only for its own reconnection.
+   */
   async close(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await Promise.allSettled([...this.held.keys()].map((id) => this.release(id, { keepStatus: true })));
     await this.platform.leases.leave(this.opts.podId);
+    await Promise.allSettled([...this.held.keys()].map((id) => this.release(id, { keepStatus: true })));
+    await this.platform.redis.publish(this.platform.keys.sessionKick, "1").catch(() => {});
     await this.subscriber?.quit();
   }
 
@@ -173,6 +179,7 @@ export class SessionManager implements SessionApi {
       if (!runningSet.has(id)) await this.release(id, { status: "STOPPED" });
     }
     const starts: Promise<void>[] = [];
+    let handedOver = 0;
     for (const id of running) {
       const target = this.target(id, pods);
       const mine = this.held.get(id);
@@ -181,6 +188,7 @@ export class SessionManager implements SessionApi {
         const seen = target ? this.podsSeen.get(target.podId) : undefined;
         if (target && target.podId !== this.opts.podId && seen && now - seen > 2 * leases.ttlMs) {
           await this.release(id, { keepStatus: true });
+          handedOver++;
         }
         continue;
       }
@@ -189,6 +197,8 @@ export class SessionManager implements SessionApi {
       starts.push(this.acquire(id));
     }
     await Promise.all(starts);
+    // The pods we handed instances to take them now, not at their next tick.
+    if (handedOver > 0) await redis.publish(keys.sessionKick, "1");
   }
 
   private self(): PodInfo {
