@@ -95,6 +95,11 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/templates", "get"],
   ["/instances/{instanceId}/templates", "post"],
   ["/instances/{instanceId}/templates/{name}", "delete"],
+  // LID mappings (spec 4.14)
+  ["/instances/{instanceId}/lids", "get"],
+  ["/instances/{instanceId}/lids/count", "get"],
+  ["/instances/{instanceId}/lids/{lid}", "get"],
+  ["/instances/{instanceId}/lids/pn/{phone}", "get"],
   ["/instances/{instanceId}/messages/reaction", "put"],
   // Queue (spec 4.10)
   ["/instances/{instanceId}/queue", "get"],

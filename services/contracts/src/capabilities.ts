@@ -3,6 +3,7 @@ import { channelsCapabilities } from "./areas/channels.ts";
 import { contactsCapabilities } from "./areas/contacts.ts";
 import { groupsCapabilities } from "./areas/groups.ts";
 import { labelsCapabilities } from "./areas/labels.ts";
+import { lidsCapabilities } from "./areas/lids.ts";
 import { presenceCapabilities } from "./areas/presence.ts";
 import { profileCapabilities } from "./areas/profile.ts";
 import { statusCapabilities } from "./areas/status.ts";
@@ -136,6 +137,7 @@ export const CAPABILITIES = {
   ...profileCapabilities,
   ...presenceCapabilities,
   ...labelsCapabilities,
+  ...lidsCapabilities,
   ...statusCapabilities,
   ...channelsCapabilities,
   ...groupsCapabilities,

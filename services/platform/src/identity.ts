@@ -94,6 +94,19 @@ export class IdentityMap {
     return lid ? [lid] : [];
   }
 
+  /** Every mapping learnt, ordered by lid: a page of it, and how many there are (`GET /lids`). */
+  async list(instanceId: string, page: { limit: number; offset: number }): Promise<{ lid: string; phone: string }[]> {
+    const all = await this.redis.hgetall(this.k.lidMap(instanceId));
+    return Object.keys(all)
+      .sort()
+      .slice(page.offset, page.offset + page.limit)
+      .map((lid) => ({ lid, phone: all[lid]! }));
+  }
+
+  count(instanceId: string): Promise<number> {
+    return this.redis.hlen(this.k.lidMap(instanceId));
+  }
+
   /** `x@lid` → `<phone>@c.us` when known; anything else unchanged. */
   async rewrite(instanceId: string, id: string | null | undefined): Promise<string | null> {
     if (!id) return null;

@@ -10,6 +10,7 @@ import { contactsRouter } from "./contacts.ts";
 import { groupsRouter } from "./groups.ts";
 import { instanceRouter } from "./instance.ts";
 import { labelsRouter } from "./labels.ts";
+import { lidsRouter } from "./lids.ts";
 import { messagesRouter } from "./messages.ts";
 import { presenceRouter } from "./presence.ts";
 import { profileRouter } from "./profile.ts";
@@ -35,6 +36,7 @@ export const appRouter = router({
     profileRouter,
     presenceRouter,
     labelsRouter,
+    lidsRouter,
     statusRouter,
     channelsRouter,
     groupsRouter,

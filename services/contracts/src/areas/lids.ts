@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { Capability } from "../capabilities.ts";
+
+/**
+ * LID mappings (spec 4.14 "LID mappings (`/lids`)"; the record is ours): what the instance has
+ * learnt about privacy ids — the same store the identity rules of spec 1 (rules 3–4) use.
+ * Shapes follow WAHA's `/lids` routes (docs/api.md).
+ */
+export const lidMappingSchema = z
+  .object({
+    lid: z.string().meta({ description: "`<id>@lid`" }),
+    pn: z.string().meta({ description: "The number behind it, `<digits>@c.us`" }),
+  })
+  .meta({ id: "LidMapping" });
+export type LidMapping = z.infer<typeof lidMappingSchema>;
+
+export const LIDS_PAGE_DEFAULT = 100;
+export const LIDS_PAGE_MAX = 1000;
+
+export const lidsListQuery = z.object({
+  limit: z.coerce
+    .number("limit deve ser um número inteiro")
+    .int("limit deve ser um número inteiro")
+    .min(1, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
+    .max(LIDS_PAGE_MAX, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
+    .default(LIDS_PAGE_DEFAULT),
+  offset: z.coerce
+    .number("offset deve ser um número inteiro")
+    .int("offset deve ser um número inteiro")
+    .min(0, "offset não pode ser negativo")
+    .default(0),
+});
+
+export const lidParam = z.object({
+  lid: z
+    .string()
+    .transform((s) => s.trim().replace(/@lid$/, ""))
+    .pipe(z.string().regex(/^\d{1,30}$/, "lid: `<id>@lid` ou só os dígitos")),
+});
+
+export const pnParam = z.object({
+  phone: z
+    .string()
+    .transform((s) =>
+      s
+        .trim()
+        .replace(/@(c\.us|s\.whatsapp\.net)$/, "")
+        .replace(/[\s()+.-]/g, ""),
+    )
+    .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, ou <digits>@c.us")),
+});
+
+const standardOnly: Capability = { kinds: "standard" };
+export const lidsCapabilities: Record<string, Capability> = {
+  "GET /lids": standardOnly,
+  "GET /lids/count": standardOnly,
+  "GET /lids/{lid}": standardOnly,
+  "GET /lids/pn/{phone}": standardOnly,
+};
