@@ -1,0 +1,167 @@
+// Official-gateway instances: credentials, connection status, the number's data, the routes the
+// kind lacks — end to end on the local operator mock (services/cloudmock), real HTTP and Redis.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { type OfficialRig, startOfficial } from "../support/official.ts";
+
+let r: OfficialRig;
+beforeAll(async () => {
+  r = await startOfficial();
+});
+afterAll(() => r?.close());
+
+describe("credentials", () => {
+  it("are given at creation, sealed at rest, never answered; the public part is shown", async () => {
+    const n = await r.number({ start: false });
+    const admin = await expectJson<{ instance: Record<string, unknown> }>(
+      await r.c.admin("GET", `/v1/admin/instances/${n.id}`),
+    );
+    expect(admin.instance.cloud).toEqual({
+      phoneNumberId: n.phoneNumberId,
+      wabaId: n.wabaId,
+      apiBaseUrl: `${r.mockUrl}/v25.0`,
+    });
+    const text = JSON.stringify(admin);
+    expect(text).not.toContain(n.accessToken);
+    expect(text).not.toContain(n.appSecret);
+    // At rest: neither secret appears in any Redis value of the instance.
+    const stored = await r.c.platform.redis.hgetall(r.c.platform.keys.cloudCredentials(n.id));
+    expect(JSON.stringify(stored)).not.toContain(n.accessToken);
+    expect(JSON.stringify(stored)).not.toContain(n.appSecret);
+    const own = await expectJson<{ instance: Record<string, unknown> }>(await r.c.as(n.token)(`/v1/instances/${n.id}`));
+    expect(JSON.stringify(own)).not.toContain(n.accessToken);
+  });
+
+  it("refuses incomplete credentials, credentials on a standard instance and a number another instance runs", async () => {
+    const base = { phoneNumberId: "1234567", wabaId: "7654321", accessToken: "EAAGtoken-123", appSecret: "secret-123" };
+    const { accessToken: _t, ...incomplete } = base;
+    const missing = await r.c.admin("POST", "/v1/admin/instances", { name: "x", kind: "official", cloud: incomplete });
+    expect((await expectError(missing, 422, "validation_error")).error.details).toHaveProperty("cloud.accessToken");
+    const standard = await r.c.admin("POST", "/v1/admin/instances", { name: "x", kind: "standard", cloud: base });
+    expect((await expectError(standard, 422, "validation_error")).error.details).toHaveProperty("cloud");
+    const n = await r.number({ start: false });
+    const taken = await r.c.admin("POST", "/v1/admin/instances", {
+      name: "x",
+      kind: "official",
+      cloud: { ...base, phoneNumberId: n.phoneNumberId },
+    });
+    expect((await expectError(taken, 422, "validation_error")).error.details).toHaveProperty("cloud.phoneNumberId");
+  });
+});
+
+describe("connection status", () => {
+  it("start checks the credentials: WORKING with the number and its display name", async () => {
+    const n = await r.number();
+    const { instance } = await expectJson<{ instance: Record<string, unknown> }>(
+      await r.c.as(n.token)(`/v1/instances/${n.id}`),
+    );
+    expect(instance.connectionStatus).toBe("WORKING");
+    expect(instance.phone).toBe(n.phone);
+    expect(instance.pushName).toBe("Loja Exemplo");
+    const me = await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/me`));
+    expect(me).toMatchObject({
+      id: `${n.phone}@c.us`,
+      pushName: "Loja Exemplo",
+      messageCapping: null,
+      reachoutTimelock: null,
+    });
+    const statuses = await r.c.statuses(n.id);
+    expect(statuses.slice(-2)).toEqual(["STARTING", "WORKING"]);
+  });
+
+  it("GET /phone-number shows the operator's data of the number", async () => {
+    const n = await r.number({ mock: { qualityRating: "YELLOW", messagingLimitTier: "TIER_10K" } });
+    const info = await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`));
+    expect(info).toEqual({
+      phoneNumberId: n.phoneNumberId,
+      displayPhoneNumber: expect.stringContaining(n.phone.slice(-4)),
+      phone: n.phone,
+      verifiedName: "Loja Exemplo",
+      nameStatus: "APPROVED",
+      qualityRating: "YELLOW",
+      messagingLimitTier: "TIER_10K",
+      throughput: "STANDARD",
+      status: "CONNECTED",
+      codeVerificationStatus: "VERIFIED",
+      platformType: "CLOUD_API",
+    });
+  });
+
+  it("a token the operator refuses at start is FAILED with the reason", async () => {
+    const n = await r.number({ start: false });
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { tokenExpired: true });
+    await r.c.as(n.token)(`/v1/instances/${n.id}/start`, { method: "POST" });
+    await r.c.waitForStatus(n.id, "FAILED");
+    const last = (await r.c.events(n.id, "session.status")).at(-1)!;
+    expect(String(last.payload.reason)).toMatch(/^operator_auth/);
+  });
+
+  it("a call answered with code 190 makes the instance FAILED; a rotated token brings it back to WORKING", async () => {
+    const n = await r.number();
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { tokenExpired: true });
+    const res = await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`);
+    const body = await expectError(res, 422, "instance_not_connected");
+    expect(body.error.details?.operatorCode).toBe("190");
+    await r.c.waitForStatus(n.id, "FAILED");
+    // The operator issues a new token; the gateway's operator rotates it.
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, {
+      accessToken: "EAAGrotated-token-1",
+      tokenExpired: false,
+    });
+    const patched = await r.c.admin("PATCH", `/v1/admin/instances/${n.id}`, {
+      cloud: { accessToken: "EAAGrotated-token-1" },
+    });
+    expect(patched.status).toBe(200);
+    await r.c.as(n.token)(`/v1/instances/${n.id}/start`, { method: "POST" });
+    await r.c.waitForStatus(n.id, "WORKING");
+    await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`));
+  });
+
+  it("stop and logout keep the credentials; start reconnects", async () => {
+    const n = await r.number();
+    await r.c.as(n.token)(`/v1/instances/${n.id}/logout`, { method: "POST" });
+    await r.c.waitForStatus(n.id, "STOPPED");
+    expect(await r.c.platform.cloud.get(n.id)).not.toBeNull();
+    await r.c.as(n.token)(`/v1/instances/${n.id}/start`, { method: "POST" });
+    await r.c.waitForStatus(n.id, "WORKING");
+  });
+});
+
+describe("routes each kind lacks (the capability table)", () => {
+  it("official instances: standard-only routes answer 501 not_supported_by_provider", async () => {
+    const n = await r.number();
+    const api = r.c.as(n.token);
+    const base = `/v1/instances/${n.id}`;
+    for (const [method, path, json] of [
+      ["GET", "/qr-code?format=raw", undefined],
+      ["POST", "/pairing-code", { phoneNumber: "5511999999999" }],
+      ["GET", "/capping", undefined],
+      [
+        "POST",
+        "/messages/poll",
+        { phone: "5511999990000", poll: { name: "q", options: ["a", "b"], multipleAnswers: false } },
+      ],
+      ["POST", "/messages/event", { phone: "5511999990000", event: { name: "e", startTime: 1 } }],
+      ["POST", "/messages/forward", { phone: "5511999990000", messageId: "abcd" }],
+      ["GET", "/contacts/check-exists?phone=5511999990000", undefined],
+      ["GET", "/chats/5511999990000@c.us/picture", undefined],
+      ["GET", "/lids", undefined],
+    ] as const) {
+      const res = await api(`${base}${path}`, { method, ...(json ? { json } : {}) });
+      await expectError(res, 501, "not_supported_by_provider");
+    }
+  });
+
+  it("standard instances: official-only routes answer 501 official_api_only", async () => {
+    const s = await r.c.createInstance();
+    const api = r.c.as(s.token);
+    for (const path of ["/business-profile", "/templates", "/phone-number"]) {
+      await expectError(await api(`/v1/instances/${s.id}${path}`), 501, "official_api_only");
+    }
+    await expectError(
+      await api(`/v1/instances/${s.id}/templates/pedido`, { method: "DELETE" }),
+      501,
+      "official_api_only",
+    );
+  });
+});
