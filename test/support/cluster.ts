@@ -171,7 +171,8 @@ export async function startCluster(
     async close() {
       await gateway.close();
       await session?.close();
-      await worker?.close();
+      // The worker the cluster has now (a test may have replaced it).
+      await cluster.worker?.close();
       await simnet.close();
       await platform.close();
     },

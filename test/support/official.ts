@@ -29,7 +29,7 @@ export interface OfficialRig {
   /** A business number on the mock and an official instance running it, WORKING. */
   number(opts?: { start?: boolean; mock?: Record<string, unknown> }): Promise<OfficialNumber>;
   /** A customer writes to the business (opens the 24 h window); answers the mock's `{id, payload}`. */
-  inbound(n: OfficialNumber, from: string, message: Record<string, unknown>): Promise<{ id: string }>;
+  inbound(n: OfficialNumber, from: string, message: Record<string, unknown>): Promise<{ id: string; payload: unknown }>;
   close(): Promise<void>;
 }
 
@@ -109,7 +109,7 @@ export async function startOfficial(opts: { env?: Record<string, string>; mock?:
       const res = await ctl("POST", `/mock/numbers/${n.phoneNumberId}/inbound`, { from, ...message });
       const text = await res.text();
       expect(res.status, text).toBeLessThan(300);
-      return JSON.parse(text) as { id: string };
+      return JSON.parse(text) as { id: string; payload: unknown };
     },
     async close() {
       await c.close();

@@ -40,6 +40,7 @@ const numberPatch = numberInput.partial().extend({ tokenExpired: z.boolean().opt
 const userInput = z.object({
   onWhatsApp: z.boolean().optional(),
   autoRead: z.boolean().optional(),
+  autoStatus: z.boolean().optional(),
   name: z.string().optional(),
   username: z.string().nullable().optional(),
   userId: z.string().nullable().optional(),

@@ -79,6 +79,7 @@ export function deliver(state: CloudMockState, hooks: WebhookSender, n: Business
     );
   }
   if (!c.onWhatsApp) return failed(131026, "Message Undeliverable.");
+  if (!c.autoStatus) return;
   const category = m.template ? m.template.category.toLowerCase() : "service";
   const pricing = {
     billable: !inWindow || Boolean(m.template && m.template.category !== "UTILITY"),

@@ -32,6 +32,8 @@ export interface Customer {
   waId: string;
   onWhatsApp: boolean;
   autoRead: boolean;
+  /** Status webhooks of our messages to this customer are sent (false: only through the control API). */
+  autoStatus: boolean;
   name: string;
   username: string | null;
   userId: string | null;
@@ -157,6 +159,7 @@ export class CloudMockState {
         waId,
         onWhatsApp: true,
         autoRead: true,
+        autoStatus: true,
         name: `Cliente ${waId.slice(-4)}`,
         username: null,
         userId: null,

@@ -1,4 +1,4 @@
-import { formatMessageId, type Instance, type OutboundContent, parseMessageId } from "@gw/contracts";
+import { formatMessageId, type Instance, NETWORK_ID_RE, type OutboundContent, parseMessageId } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { Repository, Schema } from "redis-om";
 import type { IdentityMap } from "./identity.ts";
@@ -991,7 +991,7 @@ export class ReadModel {
   async getDoc(instance: Instance, chatId: string, messageId: string, merge = true): Promise<MessageDoc | null> {
     if (!instance.settings.storage.messages) return null;
     const networkId = parseMessageId(messageId)?.id ?? messageId.trim();
-    if (!/^[\w-]{1,128}$/.test(networkId)) return null;
+    if (!NETWORK_ID_RE.test(networkId)) return null;
     const doc = await this.jsonGet<MessageDoc>(this.messageKey(instance.id, networkId));
     if (!doc) return null;
     if (doc.chatId === chatId) return doc;

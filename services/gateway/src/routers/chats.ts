@@ -3,6 +3,7 @@ import {
   chatIdSchema,
   type ErrorCode,
   type Instance,
+  NETWORK_ID_RE,
   normalizeChatId,
   parseMessageId,
   successSchema,
@@ -212,7 +213,7 @@ const overviewInput = {
 async function ownMessage(ctx: WithInstance, chatId: string, messageId: string, what: string) {
   const ref = parseMessageId(messageId);
   const networkId = ref?.id ?? messageId;
-  if (!/^[\w-]{1,128}$/.test(networkId)) {
+  if (!NETWORK_ID_RE.test(networkId)) {
     throw new ApiError("validation_error", "Campos inválidos.", { messageId: "id de mensagem inválido" });
   }
   const stored = await ctx.platform.readModel.getDoc(ctx.instance, chatId, messageId);
