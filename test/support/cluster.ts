@@ -170,8 +170,8 @@ export async function startCluster(
     },
     async close() {
       await gateway.close();
-      await session?.close();
-      // The worker the cluster has now (a test may have replaced it).
+      // The session pod and worker the cluster has now (a test may have replaced them).
+      await cluster.session?.close();
       await cluster.worker?.close();
       await simnet.close();
       await platform.close();

@@ -97,11 +97,11 @@ export const graph = {
   get<T>(target: GraphTarget, path: string, query?: Query): Promise<T> {
     return send<T>(target, "GET", urlOf(target.apiBaseUrl, path, query));
   },
+  /** A JSON body, or none (`undefined`: the parameters are in the query). */
   post<T>(target: GraphTarget, path: string, json: unknown, query?: Query): Promise<T> {
-    return send<T>(target, "POST", urlOf(target.apiBaseUrl, path, query), {
-      body: JSON.stringify(json),
-      headers: { "content-type": "application/json" },
-    });
+    const url = urlOf(target.apiBaseUrl, path, query);
+    if (json === undefined) return send<T>(target, "POST", url);
+    return send<T>(target, "POST", url, { body: JSON.stringify(json), headers: { "content-type": "application/json" } });
   },
   delete<T>(target: GraphTarget, path: string, query?: Query): Promise<T> {
     return send<T>(target, "DELETE", urlOf(target.apiBaseUrl, path, query));
