@@ -23,16 +23,21 @@ if (!devSecrets.WEBHOOK_SECRET_KEY) {
   writeFileSync(secretsFile, JSON.stringify(devSecrets, null, 2));
 }
 const simnetPort = process.env.SIMNET_PORT ?? "8090";
+const cloudmockPort = process.env.CLOUDMOCK_PORT ?? "8091";
 const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? "development",
-  ROLES: process.env.ROLES ?? "gateway,session,worker,simnet",
+  ROLES: process.env.ROLES ?? "gateway,session,worker,simnet,cloudmock",
   AUTH_STATE_KEY: process.env.AUTH_STATE_KEY ?? devSecrets.AUTH_STATE_KEY,
   WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? devSecrets.WEBHOOK_SECRET_KEY,
   // Local receivers (http://127.0.0.1:3000/…) must work in development.
   WEBHOOK_ALLOW_PRIVATE: process.env.WEBHOOK_ALLOW_PRIVATE ?? "true",
   SIMNET_PORT: simnetPort,
   SIMNET_URL: process.env.SIMNET_URL ?? `ws://127.0.0.1:${simnetPort}`,
+  CLOUDMOCK_PORT: cloudmockPort,
+  // The operator mock delivers its signed webhooks to this gateway (docs/official.md).
+  CLOUDMOCK_WEBHOOK_URL: process.env.CLOUDMOCK_WEBHOOK_URL ?? `http://127.0.0.1:${port}/v1/official/webhook`,
+  CLOUD_WEBHOOK_VERIFY_TOKEN: process.env.CLOUD_WEBHOOK_VERIFY_TOKEN ?? "dev-verify-token",
   PORT: port,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
   REDIS_URL: process.env.REDIS_URL ?? stack.redisUrl,
@@ -103,10 +108,58 @@ async function startDemo(demo) {
   }
 }
 
+/**
+ * The demo official-gateway instance, against the operator mock: the mock keeps its numbers in
+ * memory, so the number is registered again on every run with the credentials kept in .local/.
+ */
+async function demoOfficial() {
+  const mock = `http://127.0.0.1:${cloudmockPort}`;
+  const file = join(ROOT, ".local", "demo-official.json");
+  let saved = existsSync(file) ? JSON.parse(readFileSync(file, "utf8")) : null;
+  const cloud = saved?.cloud ?? {
+    phoneNumberId: "106540352242922",
+    wabaId: "102290129340398",
+    accessToken: `EAAG${randomBytes(24).toString("hex")}`,
+    appSecret: randomBytes(16).toString("hex"),
+    apiBaseUrl: `${mock}/v25.0`,
+  };
+  const reg = await fetch(`${mock}/mock/numbers`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      phoneNumberId: cloud.phoneNumberId,
+      wabaId: cloud.wabaId,
+      displayPhoneNumber: "5511988880000",
+      verifiedName: "Loja Demo",
+      accessToken: cloud.accessToken,
+      appSecret: cloud.appSecret,
+    }),
+  });
+  if (reg.status !== 201 && reg.status !== 409) throw new Error(`registering the demo number on the mock failed: ${reg.status}`);
+  if (saved) {
+    const res = await fetch(`${base}/v1/instances/${saved.id}`, { headers: { "x-instance-token": saved.token } });
+    if (!res.ok) saved = null;
+  }
+  if (!saved) {
+    const res = await fetch(`${base}/v1/admin/instances`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "demo-official", kind: "official", cloud }),
+    });
+    if (res.status !== 201) throw new Error(`creating the demo official instance failed: ${res.status} ${await res.text()}`);
+    const { instance, token } = await res.json();
+    saved = { id: instance.id, token, cloud };
+    writeFileSync(file, JSON.stringify(saved, null, 2));
+  }
+  await fetch(`${base}/v1/instances/${saved.id}/start`, { method: "POST", headers: { "x-instance-token": saved.token } });
+  return { ...saved, mock };
+}
+
 try {
   await waitHealthy();
   const demo = await demoInstance();
   await startDemo(demo);
+  const official = await demoOfficial();
   const simnetUrl = `http://127.0.0.1:${simnetPort}`;
   console.log(`
   Messaging gateway running on ${base}
@@ -118,9 +171,15 @@ try {
 
     Simulated network  ${simnetUrl}  (control API: docs/simnet.md)
 
+    Official instance  ${official.id}   (the operator's Cloud API, mocked at ${official.mock}: docs/official.md)
+    Its token          ${official.token}
+
   Try: curl -s ${base}/v1/instances/${demo.id} -H 'X-Instance-Token: ${demo.token}'
   Pair the demo instance (once) with a virtual phone on the simulated network:
     SIMNET_URL=${simnetUrl} pnpm sim:pair ${demo.id} 5511999990000
+  A customer writes to the official number (then reply within 24 h, or send a template):
+    curl -s -X POST ${official.mock}/mock/numbers/${official.cloud.phoneNumberId}/inbound -H 'Authorization: Bearer ${env.ADMIN_TOKEN}' \
+      -H 'Content-Type: application/json' -d '{"from":"5511977776666","type":"text","text":{"body":"Oi!"}}'
 `);
 } catch (err) {
   console.error(`[dev] ${err.message}`);

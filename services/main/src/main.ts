@@ -2,6 +2,7 @@
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
 import { startSessionRole } from "@gw/session";
+import { cloudMockOptionsFromConfig, createCloudMock, loadCloudMockConfig } from "@gw/cloudmock";
 import { createSimnet, loadSimnetConfig, simnetOptionsFromConfig } from "@gw/simnet";
 import { startWorkerRole } from "@gw/worker";
 
@@ -21,6 +22,13 @@ if (config.ROLES.includes("simnet")) {
   const simnet = createSimnet(simnetOptionsFromConfig(loadSimnetConfig(), config.ADMIN_TOKEN, config.LOG_LEVEL));
   log.info({ url: await simnet.listen() }, "simnet listening");
   lastStops.push(() => simnet.close()); // the network goes last: sessions close cleanly first
+}
+
+if (config.ROLES.includes("cloudmock")) {
+  // The local mock of the operator's Cloud API (development and demos: docs/cloudmock.md).
+  const mock = createCloudMock(cloudMockOptionsFromConfig(loadCloudMockConfig(), config.ADMIN_TOKEN, config.LOG_LEVEL));
+  log.info({ url: await mock.listen() }, "cloudmock listening");
+  lastStops.push(() => mock.close());
 }
 
 const session = config.ROLES.includes("session") ? await startSessionRole(config, platform, log) : undefined;
