@@ -9,8 +9,10 @@ export interface InboxEntry {
   id: string;
   shard: number;
   instanceId: string;
-  /** The changes, as JSON ({@link CloudChange}[]). */
-  changes: string;
+  /** The changes, as JSON ({@link CloudChange}[]); or, when the whole webhook is the instance's, */
+  changes: string | null;
+  /** the webhook's body as received (saves re-serializing it on the operator's clock). */
+  body: string | null;
   receivedAt: number;
 }
 
@@ -30,25 +32,27 @@ export class CloudInbox {
     readonly shards: number,
   ) {}
 
-  /** One entry per instance of a webhook; all in one round trip. */
-  async enqueue(batches: { instanceId: string; changes: unknown[] }[], now = Date.now()): Promise<void> {
-    if (batches.length === 0) return;
-    const pipeline = this.redis.pipeline();
-    for (const b of batches) {
-      pipeline.xadd(
-        this.k.cloudInbound(shardOf(b.instanceId, this.shards)),
-        "*",
-        "instanceId",
-        b.instanceId,
-        "changes",
-        JSON.stringify(b.changes),
-        "at",
-        String(now),
-      );
-    }
-    const results = (await pipeline.exec()) ?? [];
-    const failed = results.find(([err]) => err);
-    if (failed) throw failed[0];
+  /**
+   * One entry per instance of a webhook: its changes, or (`body`) the whole webhook when every
+   * change of it is that instance's. Issued together: auto-pipelining sends them in one write.
+   */
+  async enqueue(
+    batches: ({ instanceId: string; changes: unknown[] } | { instanceId: string; body: string })[],
+    now = Date.now(),
+  ): Promise<void> {
+    await Promise.all(
+      batches.map((b) =>
+        this.redis.xadd(
+          this.k.cloudInbound(shardOf(b.instanceId, this.shards)),
+          "*",
+          "instanceId",
+          b.instanceId,
+          ...("body" in b ? ["body", b.body] : ["changes", JSON.stringify(b.changes)]),
+          "at",
+          String(now),
+        ),
+      ),
+    );
   }
 
   async ensureGroups(): Promise<void> {
@@ -118,7 +122,8 @@ export class CloudInbox {
           id,
           shard,
           instanceId: f.instanceId ?? "",
-          changes: f.changes ?? "[]",
+          changes: f.changes ?? null,
+          body: f.body ?? null,
           receivedAt: Number(f.at ?? 0),
         });
       }

@@ -1,5 +1,5 @@
 import type { InboxEntry, Logger, Platform } from "@gw/platform";
-import { type CloudChange, processCloudChanges } from "@gw/session";
+import { type CloudChange, changesOf, processCloudChanges } from "@gw/session";
 import type { Counter } from "prom-client";
 
 export interface OfficialInboundOptions {
@@ -88,7 +88,8 @@ export class OfficialInbound {
   private async one(entry: InboxEntry): Promise<void> {
     let changes: CloudChange[];
     try {
-      changes = JSON.parse(entry.changes) as CloudChange[];
+      changes =
+        entry.body !== null ? changesOf(JSON.parse(entry.body)) : (JSON.parse(entry.changes ?? "[]") as CloudChange[]);
     } catch {
       this.log.error({ entry: entry.id }, "unreadable operator webhook entry: dropped");
       await this.platform.cloudInbox.done(entry);

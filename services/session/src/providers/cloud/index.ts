@@ -1,2 +1,2 @@
-export { type CloudChange, type ProcessResult, processCloudChanges } from "./process.ts";
+export { type CloudChange, changesOf, type ProcessResult, processCloudChanges } from "./process.ts";
 export { createCloudProvider } from "./session.ts";

@@ -14,6 +14,25 @@ export interface CloudChange {
 
 const SEEN_TTL_S = 7 * 86_400;
 
+type Obj = Record<string, unknown>;
+const objOf = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
+
+/** Every change of an operator webhook (`entry[].changes[]`), with its entry's `time`. */
+export function changesOf(payload: unknown): CloudChange[] {
+  const out: CloudChange[] = [];
+  const entries = objOf(payload).entry;
+  for (const e of Array.isArray(entries) ? entries : []) {
+    const entry = objOf(e);
+    const time = typeof entry.time === "number" ? entry.time : undefined;
+    const changes = entry.changes;
+    for (const c of Array.isArray(changes) ? changes : []) {
+      const change = objOf(c);
+      out.push({ field: String(change.field ?? ""), value: change.value, ...(time ? { time } : {}) });
+    }
+  }
+  return out;
+}
+
 export interface ProcessResult {
   items: number;
   duplicates: number;
