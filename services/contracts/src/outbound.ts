@@ -154,6 +154,17 @@ export const sendOptionsSchema = z.object({
    */
   derivedId: z.boolean().optional(),
   forwarded: z.boolean().optional(),
+  /**
+   * A status post (spec 4.8), sent to `status@broadcast`: shown to `audience` only (`<digits>@c.us`
+   * / `@lid` ids), with the style of text and voice posts (`#RRGGBB`, the network's font number).
+   */
+  status: z
+    .object({
+      audience: z.array(z.string()),
+      backgroundColor: z.string().optional(),
+      font: z.number().int().optional(),
+    })
+    .optional(),
 });
 export type SendOptions = z.infer<typeof sendOptionsSchema>;
 

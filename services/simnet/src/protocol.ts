@@ -234,7 +234,7 @@ export const passkeyAssertionSchema = z.object({
 });
 export type PasskeyAssertion = z.infer<typeof passkeyAssertionSchema>;
 
-/** `to`: digits, `<digits>@c.us`, `<digits>@lid` or `<digits>@g.us`. */
+/** `to`: digits, `<digits>@c.us`, `<digits>@lid`, `<digits>@g.us`, `<digits>@newsletter` or `status@broadcast`. */
 export const chatTargetSchema = z.string().min(1).max(100);
 
 export const sendArgsSchema = z.object({
@@ -246,6 +246,18 @@ export const sendArgsSchema = z.object({
   id: z
     .string()
     .regex(/^[A-Za-z0-9_-]{4,64}$/, "id: 4 to 64 characters of A-Z a-z 0-9 _ -")
+    .optional(),
+  /**
+   * To `status@broadcast` (a status post, status.ts): who sees it (numbers, `@c.us` or `@lid`;
+   * required from a device, the phone's one-to-one conversations when the phone itself posts)
+   * and the style of text and voice posts.
+   */
+  status: z
+    .object({
+      audience: z.array(z.string().min(1).max(100)).max(10_000),
+      backgroundColor: z.string().max(20).optional(),
+      font: z.number().int().optional(),
+    })
     .optional(),
 });
 export type SendArgs = z.input<typeof sendArgsSchema>;
@@ -310,8 +322,11 @@ export const messageFrameSchema = z.object({
   chatName: z.string(),
   isGroup: z.boolean(),
   fromMe: z.boolean(),
-  /** The sender: the peer, the group participant, or (fromMe) the account itself. */
-  from: peerSchema,
+  /**
+   * The sender: the peer, the group participant, or (fromMe) the account itself; a channel's posts
+   * come from the channel (`id` `<id>@newsletter`, `phone` and `lid` null).
+   */
+  from: peerSchema.extend({ lid: z.string().nullable() }),
   /** `fromMe` copies only: sent by a device (`device`) or on the phone (`phone`). */
   origin: z.enum(["device", "phone"]).optional(),
   timestamp: z.number().int(),

@@ -1,4 +1,289 @@
-import { router } from "../trpc/init.ts";
+import { randomBytes } from "node:crypto";
+import {
+  ApiError,
+  type ErrorCode,
+  formatMessageId,
+  type Instance,
+  type OutboundContent,
+  type OutboundMedia,
+  parseMessageId,
+  type SendOptions,
+  STATUS_AUDIENCE_MAX,
+  STATUS_CHAT_ID,
+  type StatusRoute,
+  type StatusSendResponse,
+  statusBodies,
+  statusDeleteResponseSchema,
+  statusSendResponseSchema,
+} from "@gw/contracts";
+import { MESSAGE_KEEP_MS } from "@gw/platform";
+import { convertVideo, convertVoice, type LoadedFile, loadFile } from "@gw/sending";
+import { z } from "zod";
+import { connectedOwner } from "../trpc/connected.ts";
+import type { Context } from "../trpc/context.ts";
+import { instanceProcedure, router } from "../trpc/init.ts";
 
-/** Status routes (filled by its issue). */
-export const statusRouter = router({});
+const tags = ["Status"];
+const ERRORS: ErrorCode[] = [
+  "instance_not_connected",
+  "network_rejected",
+  "network_error",
+  "network_unavailable",
+  "network_timeout",
+  "trial_limit_reached",
+];
+const FILE_ERRORS: ErrorCode[] = [...ERRORS, "url_not_allowed", "payload_too_large"];
+
+type Ctx = Context & { instance: Instance };
+
+const AUDIENCE_DOC =
+  "`contacts`: who sees it (numbers or `@c.us`/`@lid` ids); absent, the instance's one-to-one chats as " +
+  "stored (`settings.storage.chats`), else 422. The post is announced as `message.any` with `chatId` " +
+  "`status@broadcast` (silenced by `settings.ignore.status`).";
+
+const invalid = (field: string, text: string) =>
+  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
+
+// --- the audience --------------------------------------------------------------------------------
+
+/**
+ * Without `contacts`: the people the instance has one-to-one conversations with, as its read model
+ * keeps them (numbers, or privacy ids while the number is unknown), newest first, up to the cap.
+ */
+async function defaultAudience(ctx: Ctx): Promise<string[]> {
+  const self = ctx.instance.phone ? `${ctx.instance.phone}@c.us` : "";
+  const out: string[] = [];
+  const size = 500;
+  for (let offset = 0; out.length < STATUS_AUDIENCE_MAX; offset += size) {
+    const rows = await ctx.platform.readModel.listChats(ctx.instance, {
+      limit: size,
+      offset,
+      sortBy: "lastMessageAt",
+      sortOrder: "desc",
+      merge: true,
+    });
+    for (const { view } of rows) {
+      if ((view.id.endsWith("@c.us") || view.id.endsWith("@lid")) && view.id !== self) out.push(view.id);
+    }
+    if (rows.length < size) break;
+  }
+  if (out.length === 0) {
+    throw invalid(
+      "contacts",
+      "informe contacts: a instância não tem conversas individuais guardadas para formar o público padrão",
+    );
+  }
+  return out.slice(0, STATUS_AUDIENCE_MAX);
+}
+
+/** Who got a post, kept as long as the post can be named (its deletion goes to the same people). */
+const audienceKey = (ctx: Ctx, networkId: string) =>
+  `${ctx.platform.keys.prefix}status:aud:${ctx.instance.id}:${networkId}`;
+
+async function rememberAudience(ctx: Ctx, networkId: string, audience: string[]): Promise<void> {
+  await ctx.platform.redis
+    .set(audienceKey(ctx, networkId), JSON.stringify(audience), "PX", MESSAGE_KEEP_MS)
+    .catch((err: unknown) => ctx.log.warn({ err }, "keeping a status audience failed"));
+}
+
+async function recalledAudience(ctx: Ctx, networkId: string): Promise<string[] | null> {
+  const raw = await ctx.platform.redis.get(audienceKey(ctx, networkId));
+  return raw ? (JSON.parse(raw) as string[]) : null;
+}
+
+// --- media ---------------------------------------------------------------------------------------
+
+function mediaOf(file: LoadedFile): OutboundMedia {
+  return {
+    data: file.data.toString("base64"),
+    mimetype: file.mimetype,
+    ...(file.filename ? { filename: file.filename } : {}),
+  };
+}
+
+const KINDS = {
+  image: { prefix: "image/", text: "a imagem deve ser JPEG, PNG ou WEBP" },
+  voice: { prefix: "audio/", text: "áudio esperado (OGG/Opus); use convert: true para converter" },
+  video: { prefix: "video/", text: "vídeo esperado (MP4/H.264); use convert: true para converter" },
+} as const;
+
+function requireKind(kind: keyof typeof KINDS, file: LoadedFile): void {
+  if (!file.mimetype.toLowerCase().startsWith(KINDS[kind].prefix)) {
+    throw invalid("file", `${KINDS[kind].text} (recebido ${file.mimetype})`);
+  }
+}
+
+type Body<R extends StatusRoute> = z.infer<(typeof statusBodies)[R]>;
+
+/** The content a route posts and its style (the send path's media handling: fetch, check, convert). */
+async function compose(
+  ctx: Ctx,
+  route: StatusRoute,
+  body: Body<StatusRoute>,
+): Promise<{ content: OutboundContent; style: { backgroundColor?: string; font?: number } }> {
+  const load = (file: Body<"image">["file"]) =>
+    loadFile(file, { ...ctx.sending.sender.composeDeps.media, field: "file" });
+  switch (route) {
+    case "text": {
+      const b = body as Body<"text">;
+      return {
+        content: { type: "text", text: b.text, ...(b.linkPreview !== undefined ? { linkPreview: b.linkPreview } : {}) },
+        style: { backgroundColor: b.backgroundColor, font: b.font },
+      };
+    }
+    case "image": {
+      const b = body as Body<"image">;
+      const file = await load(b.file);
+      requireKind("image", file);
+      return {
+        content: { type: "image", media: mediaOf(file), ...(b.caption ? { caption: b.caption } : {}) },
+        style: {},
+      };
+    }
+    case "voice": {
+      const b = body as Body<"voice">;
+      let file = await load(b.file);
+      let seconds: number | undefined;
+      if (b.convert) {
+        const converted = await convertVoice(file);
+        seconds = converted.seconds;
+        file = converted;
+      }
+      requireKind("voice", file);
+      return {
+        content: { type: "voice", media: mediaOf(file), ...(seconds !== undefined ? { seconds } : {}) },
+        style: { backgroundColor: b.backgroundColor },
+      };
+    }
+    case "video": {
+      const b = body as Body<"video">;
+      let file = await load(b.file);
+      if (b.convert) file = await convertVideo(file);
+      requireKind("video", file);
+      return {
+        content: { type: "video", media: mediaOf(file), ...(b.caption ? { caption: b.caption } : {}) },
+        style: {},
+      };
+    }
+  }
+}
+
+// --- routes --------------------------------------------------------------------------------------
+
+async function publish(
+  ctx: Ctx,
+  route: StatusRoute,
+  input: Body<StatusRoute> & { instanceId: string },
+): Promise<StatusSendResponse> {
+  const owner = await connectedOwner(ctx);
+  const audience = input.contacts ?? (await defaultAudience(ctx));
+  const { content, style } = await compose(ctx, route, input);
+  const options: SendOptions = { status: { audience, ...style }, ...(input.id ? { id: input.id } : {}) };
+  // A post is a message for the free trial's daily count, as every send.
+  const refund = await ctx.sending.trial.take(ctx.instance);
+  try {
+    const result = await owner.send(ctx.instance.id, STATUS_CHAT_ID, content, options);
+    await rememberAudience(ctx, result.id, audience);
+    return {
+      chatId: STATUS_CHAT_ID,
+      id: formatMessageId({ fromMe: true, chatId: STATUS_CHAT_ID, id: result.id }),
+      status: "sent",
+      audienceSize: audience.length,
+    };
+  } catch (err) {
+    await refund?.();
+    throw err;
+  }
+}
+
+const SUMMARIES: Record<StatusRoute, string> = {
+  text: "Post a text status (background color and font)",
+  image: "Post an image status",
+  voice: "Post a voice status (convert: true converts to OGG/Opus)",
+  video: "Post a video status (convert: true converts to MP4/H.264)",
+};
+
+function publishRoute<R extends StatusRoute>(route: R) {
+  return instanceProcedure
+    .meta({
+      auth: "instance",
+      successStatus: 201,
+      bodyLimit: route === "text" ? "json" : "file",
+      errors: route === "text" ? ERRORS : FILE_ERRORS,
+      openapi: {
+        method: "POST",
+        path: `/instances/{instanceId}/status/${route}`,
+        tags,
+        summary: SUMMARIES[route],
+        description: AUDIENCE_DOC,
+      },
+    })
+    .input(statusBodies[route] as unknown as (typeof statusBodies)["image"])
+    .output(statusSendResponseSchema)
+    .mutation(({ ctx, input }) => publish(ctx, route, input as unknown as Parameters<typeof publish>[2]));
+}
+
+/** Spec 4.8: status posts, standard instances (docs/status-channels.md). */
+export const statusRouter = router({
+  statusText: publishRoute("text"),
+  statusImage: publishRoute("image"),
+  statusVoice: publishRoute("voice"),
+  statusVideo: publishRoute("video"),
+
+  statusDelete: instanceProcedure
+    .meta({
+      auth: "instance",
+      errors: [...ERRORS, "not_found"],
+      openapi: {
+        method: "POST",
+        path: "/instances/{instanceId}/status/delete",
+        tags,
+        summary: "Delete a status post for everyone who got it",
+        description:
+          "`id`: the post's id as its publication answered (required: without it nothing says which post). " +
+          "Without `contacts`, the deletion goes to the post's own audience. Announced as `message.revoked` " +
+          "with `chatId` `status@broadcast`.",
+      },
+    })
+    .input(statusBodies.delete)
+    .output(statusDeleteResponseSchema)
+    .mutation(async ({ ctx, input }) => {
+      if (!input.id) throw invalid("id", "informe o id do status a apagar");
+      const ref = parseMessageId(input.id);
+      if (ref && ref.chatId !== STATUS_CHAT_ID) throw invalid("id", "este id não é de um status");
+      const networkId = ref?.id ?? input.id;
+      if (!/^[A-Za-z0-9-]{4,128}$/.test(networkId)) throw invalid("id", "id de status inválido");
+      const owner = await connectedOwner(ctx);
+      const stored = await ctx.platform.messages.get(ctx.instance.id, networkId);
+      if (!stored || stored.chatId !== STATUS_CHAT_ID || !stored.fromMe) {
+        throw new ApiError("not_found", "Status não encontrado: só se apagam status publicados por esta instância.");
+      }
+      const audience = input.contacts ?? (await recalledAudience(ctx, networkId)) ?? (await defaultAudience(ctx));
+      await owner.send(
+        ctx.instance.id,
+        STATUS_CHAT_ID,
+        { type: "revoke", targetId: networkId },
+        { status: { audience } },
+      );
+      return {
+        chatId: STATUS_CHAT_ID,
+        id: formatMessageId({ fromMe: true, chatId: STATUS_CHAT_ID, id: networkId }),
+        status: "deleted" as const,
+        audienceSize: audience.length,
+      };
+    }),
+
+  statusNewMessageId: instanceProcedure
+    .meta({
+      auth: "instance",
+      openapi: {
+        method: "GET",
+        path: "/instances/{instanceId}/status/new-message-id",
+        tags,
+        summary: "A fresh id for a status post, to give as `id` (a retry then never posts twice)",
+      },
+    })
+    .output(z.object({ id: z.string() }))
+    // The network's own shape of ids made by linked devices: 3EB0 + 18 hex digits.
+    .query(() => ({ id: `3EB0${randomBytes(9).toString("hex").toUpperCase()}` })),
+});

@@ -38,7 +38,8 @@ import {
  *
  * Options: `id` → `messageId` (a retry keeps the network id); `quotedId` → `quoted` (the full stored
  * message, else 422 `reply_to`); `mentions` → `mentions` JIDs (`all` = the group's participants);
- * `forwarded` → `contextInfo {isForwarded, forwardingScore: 1}`.
+ * `forwarded` → `contextInfo {isForwarded, forwardingScore: 1}`; to `status@broadcast`, `status` →
+ * `statusJidList` (the audience), `backgroundColor`, `font`, `broadcast: true`.
  */
 
 // ── chat ids and JIDs ────────────────────────────────────────────────────────
@@ -47,6 +48,9 @@ const PN_RE = /^(\d{5,20})@(?:c\.us|s\.whatsapp\.net)$/;
 const LID_RE = /^\d{5,25}@lid$/;
 const GROUP_RE = /^\d{5,25}(?:-\d{5,15})?@g\.us$/;
 const NEWSLETTER_RE = /^\d{5,25}@newsletter$/;
+
+/** Where status posts go (spec 4.8): the network fans them out to `statusJidList` only. */
+export const STATUS_JID = "status@broadcast";
 
 /** A gateway chat id (`<digits>@c.us`, `@lid`, `@g.us`, `@newsletter`) as the JID Baileys sends to; null if malformed. */
 export function toJid(chatId: string): string | null {
@@ -186,12 +190,14 @@ export async function toBaileysContent(
   options: SendOptions,
   ctx: OutboundContext,
 ): Promise<BaileysOutbound> {
-  const jid = toJid(chatId);
+  // A status post goes to `status@broadcast`, which is no chat of its own (toJid refuses it).
+  const jid = chatId.trim() === STATUS_JID ? STATUS_JID : toJid(chatId);
   if (!jid) throw invalid("chatId", "use <número>@c.us, um @lid, um @g.us ou um @newsletter");
   if (content.type === "poll_vote") throw new ApiError("not_supported", POLL_VOTE_MESSAGE);
 
   const opts: MiscMessageGenerationOptions = {};
   if (options.id !== undefined) opts.messageId = messageIdOption(options.id);
+  if (jid === STATUS_JID) Object.assign(opts, statusOptions(options.status));
 
   const isMessage = MESSAGE_KINDS.has(content.type);
   if (!isMessage) {
@@ -324,6 +330,26 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
       // Official-gateway content: the capability table keeps these routes away from standard instances.
       throw new ApiError("not_supported", "Conteúdo disponível apenas no gateway oficial.");
   }
+}
+
+/**
+ * A status post's options (README "Send Broadcast & Stories"): the audience as `statusJidList`
+ * (only they get it), the style as Baileys' `backgroundColor` (a hex string: a number is lost by
+ * rc14's `assertColor`) and `font`. `broadcast: true` as the README shows it (rc14 reads it nowhere).
+ */
+function statusOptions(status: SendOptions["status"]): MiscMessageGenerationOptions {
+  if (!status?.audience.length) throw invalid("contacts", "informe quem vê o status");
+  const statusJidList = status.audience.map((id) => {
+    const jid = toUserJid(id);
+    if (!jid) throw invalid("contacts", `contato inválido: ${id.slice(0, 40)}`);
+    return jid;
+  });
+  return {
+    statusJidList,
+    broadcast: true,
+    ...(status.backgroundColor ? { backgroundColor: status.backgroundColor } : {}),
+    ...(status.font !== undefined ? { font: status.font } : {}),
+  };
 }
 
 function caption(text: string | undefined): { caption?: string } {

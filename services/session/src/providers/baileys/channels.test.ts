@@ -1,0 +1,428 @@
+import type { AddressInfo } from "node:net";
+import { ApiError, channelsCapabilities, type SessionOpHandlers } from "@gw/contracts";
+import { type AuthStateStore, createLogger } from "@gw/platform";
+import {
+  type BinaryNode,
+  decodeBinaryNode,
+  getBinaryNodeChild,
+  makeWASocket,
+  proto,
+  type UserFacingSocketConfig,
+  type WASocket,
+} from "@whiskeysockets/baileys";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { WebSocketServer } from "ws";
+import type { ProviderEvent, ProviderSession } from "../contract.ts";
+import { useRedisAuthState } from "./auth-state.ts";
+import { storedForm } from "./inbound.ts";
+import { createBaileysSession } from "./session.ts";
+import { baileysInstance, memoryIdentity, type RedisHarness, redisHarness } from "./testing.ts";
+
+/**
+ * The channel operations at Baileys' boundary: a real socket whose frames reach a local endpoint
+ * that never completes the handshake, so they travel unencrypted and are decoded here into the
+ * stanzas Baileys built; the network's answers are handed to the socket as the responses it waits
+ * for (`TAG:<id>` on its connection). Notifications are emitted on the socket's own emitter.
+ */
+
+const CHANNEL = "120363111111111111@newsletter";
+const QUERY = { METADATA: "6563316087068696", CREATE: "8823471724422422", UPDATE: "24250201037901610" };
+
+let h: RedisHarness;
+let wss: WebSocketServer;
+let url = "";
+const frames: Buffer[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+
+beforeAll(async () => {
+  h = await redisHarness();
+  wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
+  wss.on("connection", (c) => c.on("message", (data: Buffer) => frames.push(Buffer.from(data))));
+  url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`;
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+  frames.length = 0;
+});
+afterAll(async () => {
+  for (const c of wss?.clients ?? []) c.terminate();
+  await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
+  await h?.close();
+});
+
+/** Every binary node sent so far (the noise intro and handshake are not nodes and are skipped). */
+async function sentNodes(): Promise<BinaryNode[]> {
+  const out: BinaryNode[] = [];
+  for (const frame of frames) {
+    let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
+    while (buf.length >= 3) {
+      const len = (buf[0]! << 16) | (buf[1]! << 8) | buf[2]!;
+      const data = buf.subarray(3, 3 + len);
+      buf = buf.subarray(3 + len);
+      try {
+        const node = await decodeBinaryNode(data);
+        if (node.tag === "iq" || node.tag === "message") out.push(node);
+      } catch {
+        // the handshake's ClientHello
+      }
+    }
+  }
+  return out;
+}
+
+interface Rig {
+  session: ProviderSession;
+  ops: SessionOpHandlers;
+  events: ProviderEvent[];
+  sock: WASocket;
+  raw: Map<string, string>;
+}
+
+async function openRig(): Promise<Rig> {
+  const store: AuthStateStore = await h.storeFor(h.newInstanceId());
+  const auth = await useRedisAuthState(store);
+  auth.state.creds.me = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
+  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
+  await auth.saveCreds();
+  const events: ProviderEvent[] = [];
+  const sockets: WASocket[] = [];
+  const raw = new Map<string, string>();
+  const session = createBaileysSession(
+    {
+      instance: baileysInstance(store.instanceId),
+      podId: "pod-a",
+      auth: store,
+      rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
+      log: createLogger("silent"),
+      identity: memoryIdentity(),
+      emit: (e) => events.push(e),
+    },
+    {
+      version: [2, 3000, 1],
+      makeSocket: (config: UserFacingSocketConfig) => {
+        const sock = makeWASocket({
+          ...config,
+          waWebSocketUrl: url,
+          connectTimeoutMs: 60_000,
+          defaultQueryTimeoutMs: 30_000,
+        });
+        sockets.push(sock);
+        return sock;
+      },
+    },
+  );
+  cleanups.push(() => session.stop());
+  await session.start();
+  await vi.waitFor(() => expect(sockets[0]?.ws.isOpen).toBe(true), { timeout: 10_000 });
+  sockets[0]!.ev.emit("connection.update", { connection: "open" });
+  // A registered session buffers events until the offline backlog is in (`ib offline`): flush as that would.
+  sockets[0]!.ev.flush();
+  return { session, ops: session.ops!, events, sock: sockets[0]!, raw };
+}
+
+/** Queries already answered (by id). */
+const answered = new Set<string>();
+
+/** Waits for the next query Baileys sends that `match`es and answers it with `reply`'s content. */
+async function answer(sock: WASocket, match: (n: BinaryNode) => boolean, reply: (n: BinaryNode) => BinaryNode[]) {
+  const seen = answered;
+  const node = await vi.waitFor(
+    async () => {
+      const found = (await sentNodes()).find((n) => match(n) && !seen.has(n.attrs.id ?? ""));
+      if (!found) throw new Error("no such query yet");
+      return found;
+    },
+    { timeout: 10_000 },
+  );
+  seen.add(node.attrs.id ?? "");
+  sock.ws.emit(`TAG:${node.attrs.id}`, {
+    tag: "iq",
+    attrs: { id: node.attrs.id!, type: "result" },
+    content: reply(node),
+  });
+  return node;
+}
+
+/** A `w:mex` GraphQL query of `queryId`, with its variables. */
+const isMex = (queryId: string) => (n: BinaryNode) =>
+  n.attrs.xmlns === "w:mex" && getBinaryNodeChild(n, "query")?.attrs.query_id === queryId;
+const variablesOf = (n: BinaryNode) =>
+  (
+    JSON.parse(Buffer.from(getBinaryNodeChild(n, "query")!.content as Uint8Array).toString()) as {
+      variables: Record<string, unknown>;
+    }
+  ).variables;
+const mexResult = (path: string, data: unknown): BinaryNode[] => [
+  { tag: "result", attrs: {}, content: Buffer.from(JSON.stringify({ data: { [path]: data } })) },
+];
+
+/** The network's metadata of a channel as `xwa2_newsletter` answers it. */
+const metadata = (role = "SUBSCRIBER", mute = "OFF") => ({
+  id: CHANNEL,
+  state: { type: "ACTIVE" },
+  thread_metadata: {
+    creation_time: "1700000000",
+    name: { id: "1", text: "Loja", update_time: "1" },
+    description: { id: "2", text: "Ofertas", update_time: "1" },
+    invite: "0029VaAbCdEfGhIjKlMnOp12",
+    picture: { id: "3", type: "IMAGE", direct_path: "/v/t61.24694-24/abc?ccb=11" },
+    preview: { id: "4", type: "PREVIEW", direct_path: "/v/t61.24694-24/xyz?ccb=11" },
+    subscribers_count: "1234",
+    verification: "VERIFIED",
+  },
+  viewer_metadata: { mute, role },
+});
+
+describe("Baileys channels: operations", () => {
+  it("get by id and by invite: the METADATA query; the answer as the channel (role, muted, CDN links)", async () => {
+    const r = await openRig();
+    const byId = r.ops["channels.get"]!({ id: CHANNEL });
+    const q = await answer(r.sock, isMex(QUERY.METADATA), () =>
+      mexResult("xwa2_newsletter", metadata("SUBSCRIBER", "ON")),
+    );
+    expect(q.attrs).toMatchObject({ type: "get", xmlns: "w:mex", to: "@s.whatsapp.net" });
+    expect(variablesOf(q)).toMatchObject({ fetch_viewer_metadata: true, input: { key: CHANNEL, type: "JID" } });
+    expect(await byId).toEqual({
+      id: CHANNEL,
+      name: "Loja",
+      description: "Ofertas",
+      invite: "0029VaAbCdEfGhIjKlMnOp12",
+      picture: { url: "https://mmg.whatsapp.net/v/t61.24694-24/abc?ccb=11" },
+      preview: { url: "https://mmg.whatsapp.net/v/t61.24694-24/xyz?ccb=11" },
+      role: "subscriber",
+      subscribersCount: 1234,
+      verified: true,
+      muted: true,
+    });
+
+    const byInvite = r.ops["channels.get"]!({ invite: "0029VaAbCdEfGhIjKlMnOp12" });
+    const qi = await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", metadata("GUEST")));
+    expect(variablesOf(qi).input).toEqual({ key: "0029VaAbCdEfGhIjKlMnOp12", type: "INVITE" });
+    const guest = await byInvite;
+    expect(guest.role).toBe("guest");
+    expect(guest).not.toHaveProperty("muted");
+  });
+
+  it("an unknown channel is 404: a null answer, or the network's not-found error", async () => {
+    const r = await openRig();
+    const nothing = r.ops["channels.get"]!({ id: CHANNEL }).catch((e: unknown) => e);
+    await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", null));
+    expect(await nothing).toMatchObject({ code: "not_found" });
+    const refused = r.ops["channels.follow"]!({ id: CHANNEL }).catch((e: unknown) => e);
+    await answer(r.sock, isMex(QUERY.METADATA), () => [
+      {
+        tag: "result",
+        attrs: {},
+        content: Buffer.from(JSON.stringify({ errors: [{ message: "Not found", extensions: { error_code: 404 } }] })),
+      },
+    ]);
+    const err = await refused;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ code: "not_found" });
+  });
+
+  it("follow, unfollow, mute, unmute: the channel checked, then the library's mutation with its id", async () => {
+    const r = await openRig();
+    const ids = {
+      follow: "24404358912487870",
+      unfollow: "9767147403369991",
+      mute: "29766401636284406",
+      unmute: "9864994326891137",
+    };
+    const paths = {
+      follow: "xwa2_newsletter_join_v2",
+      unfollow: "xwa2_newsletter_leave_v2",
+      mute: "xwa2_newsletter_mute_v2",
+      unmute: "xwa2_newsletter_unmute_v2",
+    };
+    for (const verb of ["follow", "unfollow", "mute", "unmute"] as const) {
+      const done = r.ops[`channels.${verb}`]!({ id: CHANNEL });
+      await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", metadata()));
+      const q = await answer(r.sock, isMex(ids[verb]), () => mexResult(paths[verb], { id: CHANNEL }));
+      expect(variablesOf(q)).toEqual({ newsletter_id: CHANNEL });
+      expect(await done).toEqual({});
+    }
+  });
+
+  it("create: the CREATE mutation, the picture's UPDATE, then the metadata as the owner sees it", async () => {
+    const r = await openRig();
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    const created = r.ops["channels.create"]!({
+      name: "Loja",
+      description: "Ofertas",
+      picture: { data: png.toString("base64"), mimetype: "image/png" },
+    });
+    const { viewer_metadata: _v, ...thread } = metadata("OWNER");
+    const q = await answer(r.sock, isMex(QUERY.CREATE), () =>
+      mexResult("xwa2_newsletter_create", { ...thread, viewer_metadata: { mute: "OFF", role: "OWNER" } }),
+    );
+    expect(variablesOf(q)).toEqual({ input: { name: "Loja", description: "Ofertas" } });
+    const up = await answer(r.sock, isMex(QUERY.UPDATE), () => mexResult("xwa2_newsletter_update", { id: CHANNEL }));
+    expect(variablesOf(up)).toMatchObject({ newsletter_id: CHANNEL, updates: { picture: expect.any(String) } });
+    // The picture goes as Baileys' profile-picture JPEG.
+    expect(Buffer.from((variablesOf(up).updates as { picture: string }).picture, "base64").subarray(0, 2)).toEqual(
+      Buffer.from([0xff, 0xd8]),
+    );
+    await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", metadata("OWNER")));
+    expect(await created).toMatchObject({ id: CHANNEL, name: "Loja", role: "owner", muted: false });
+  });
+
+  it("preview: the <message_updates> query; posts with their counts, ours marked fromMe, media as CDN links", async () => {
+    const r = await openRig();
+    // The session keeps what it sends and receives: one post is ours, the other a received one.
+    r.raw.set(
+      "3EB0OURPOST00000001",
+      storedForm({ key: { remoteJid: CHANNEL, id: "3EB0OURPOST00000001", fromMe: true } }),
+    );
+    r.raw.set(
+      "3EB0THEIRPOST000002",
+      storedForm({ key: { remoteJid: CHANNEL, id: "3EB0THEIRPOST000002", fromMe: false } }),
+    );
+    const post = (
+      id: string,
+      serverId: string,
+      t: number,
+      message: proto.IMessage,
+      extra: BinaryNode[] = [],
+    ): BinaryNode => ({
+      tag: "message",
+      attrs: { id, server_id: serverId, t: String(t), type: "text" },
+      content: [{ tag: "plaintext", attrs: {}, content: proto.Message.encode(message).finish() }, ...extra],
+    });
+    const preview = r.ops["channels.preview"]!({ id: CHANNEL, limit: 5, media: true });
+    await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", metadata("OWNER")));
+    const q = await answer(
+      r.sock,
+      (n) => n.attrs.xmlns === "newsletter" && n.attrs.to === CHANNEL,
+      () => [
+        {
+          tag: "message_updates",
+          attrs: {},
+          content: [
+            {
+              tag: "messages",
+              attrs: { jid: CHANNEL },
+              content: [
+                post("3EB0OURPOST00000001", "101", 1700000100, { conversation: "bom dia" }, [
+                  { tag: "views_count", attrs: { count: "42" } },
+                  {
+                    tag: "reactions",
+                    attrs: {},
+                    content: [
+                      { tag: "reaction", attrs: { code: "👍", count: "3" } },
+                      { tag: "reaction", attrs: { code: "❤️", count: "1" } },
+                    ],
+                  },
+                ]),
+                post("3EB0THEIRPOST000002", "102", 1700000200, {
+                  imageMessage: { mimetype: "image/jpeg", caption: "foto", directPath: "/o1/v/t24/f2/m1/abc" },
+                }),
+              ],
+            },
+          ],
+        },
+      ],
+    );
+    expect(getBinaryNodeChild(q, "message_updates")?.attrs).toEqual({ count: "5", since: "0" });
+    expect(q.attrs).toMatchObject({ type: "get", xmlns: "newsletter", to: CHANNEL });
+    const posts = await preview;
+    expect(posts.map((p) => p.id)).toEqual(["3EB0THEIRPOST000002", "3EB0OURPOST00000001"]);
+    expect(posts[0]).toMatchObject({
+      serverId: "102",
+      fromMe: false,
+      type: "image",
+      text: "foto",
+      media: { mimetype: "image/jpeg", data: null, url: "https://mmg.whatsapp.net/o1/v/t24/f2/m1/abc" },
+      reactions: {},
+      viewCount: 0,
+    });
+    expect(posts[1]).toMatchObject({
+      serverId: "101",
+      fromMe: true,
+      timestamp: 1700000100,
+      type: "text",
+      text: "bom dia",
+      media: null,
+      reactions: { "👍": 3, "❤️": 1 },
+      viewCount: 42,
+    });
+  });
+
+  it("the routes Baileys cannot serve have no operation, as the capability table says (501 not_supported)", async () => {
+    const r = await openRig();
+    const OPS: Record<string, string> = {
+      "GET /channels": "channels.list",
+      "POST /channels": "channels.create",
+      "POST /channels/search/by-view": "channels.searchByView",
+      "POST /channels/search/by-text": "channels.searchByText",
+      "GET /channels/search/views": "channels.views",
+      "GET /channels/search/countries": "channels.countries",
+      "GET /channels/search/categories": "channels.categories",
+      "GET /channels/{channelId}": "channels.get",
+      "GET /channels/{channelId}/messages/preview": "channels.preview",
+      "POST /channels/{channelId}/follow": "channels.follow",
+      "POST /channels/{channelId}/unfollow": "channels.unfollow",
+      "POST /channels/{channelId}/mute": "channels.mute",
+      "POST /channels/{channelId}/unmute": "channels.unmute",
+    };
+    expect(Object.keys(OPS).sort()).toEqual(Object.keys(channelsCapabilities).sort());
+    for (const [route, op] of Object.entries(OPS)) {
+      const gap = channelsCapabilities[route]?.gaps?.baileys;
+      expect(typeof (r.ops as Record<string, unknown>)[op] === "function", route).toBe(!gap);
+    }
+  });
+});
+
+describe("Baileys channels: notifications", () => {
+  it("newsletter.reaction becomes message.reaction, naming the post once it was seen; views, participants and settings are no event", async () => {
+    const r = await openRig();
+    const before = r.events.length;
+    r.sock.ev.emit("newsletter.reaction", { id: CHANNEL, server_id: "101", reaction: { code: "👍", count: 1 } });
+    // A post of a followed channel: the session's inbound way makes it a message of the channel.
+    r.sock.ev.emit("messages.upsert", {
+      type: "notify",
+      messages: [
+        {
+          key: { remoteJid: CHANNEL, id: "3EB0POST0000000001", fromMe: false, server_id: "102" },
+          message: { conversation: "oi" },
+        },
+      ],
+    });
+    await vi.waitFor(() =>
+      expect(r.events.find((e) => e.type === "message")).toMatchObject({
+        message: { chatId: CHANNEL, id: "3EB0POST0000000001", isGroup: false, from: { id: CHANNEL } },
+      }),
+    );
+    r.sock.ev.emit("newsletter.reaction", {
+      id: CHANNEL,
+      server_id: "102",
+      reaction: { code: "❤️", count: 1, removed: true },
+    });
+    r.sock.ev.emit("newsletter.view", { id: CHANNEL, server_id: "102", count: 10 });
+    r.sock.ev.emit("newsletter-participants.update", {
+      id: CHANNEL,
+      author: "x",
+      user: "y",
+      new_role: "ADMIN",
+      action: "promote",
+    });
+    r.sock.ev.emit("newsletter-settings.update", { id: CHANNEL, update: { name: "Nova" } });
+    const reactions = await vi.waitFor(() => {
+      const got = r.events.slice(before).filter((e) => e.type === "event");
+      expect(got).toHaveLength(2);
+      return got;
+    });
+    expect(reactions[0]).toMatchObject({
+      kind: "message.reaction",
+      payload: { chatId: CHANNEL, messageId: null, serverId: "101", emoji: "👍", fromMe: false, isGroup: false },
+    });
+    expect(reactions[1]).toMatchObject({
+      kind: "message.reaction",
+      payload: { chatId: CHANNEL, messageId: `false_${CHANNEL}_3EB0POST0000000001`, serverId: "102", emoji: "" },
+    });
+  });
+});

@@ -1,0 +1,244 @@
+import { ApiError } from "@gw/contracts";
+import { createLogger } from "@gw/platform";
+import {
+  type AnyMessageContent,
+  generateWAMessageContent,
+  generateWAMessageFromContent,
+  type MiscMessageGenerationOptions,
+  makeWASocket,
+  proto,
+  type UserFacingSocketConfig,
+  type WAMessage,
+  type WASocket,
+} from "@whiskeysockets/baileys";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { ProviderEvent, ProviderSession } from "../contract.ts";
+import { useRedisAuthState } from "./auth-state.ts";
+import { createBaileysSession } from "./session.ts";
+import {
+  baileysInstance,
+  memoryIdentity,
+  type RedisHarness,
+  redisHarness,
+  type SilentNetwork,
+  silentNetwork,
+} from "./testing.ts";
+
+/**
+ * Status posts at Baileys' boundary (real sockets against a silent local endpoint): the send the
+ * session makes for a post (README "Send Broadcast & Stories"), what Baileys builds from it, and
+ * the posts of contacts arriving as `messages.upsert`.
+ */
+
+const ME = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
+const STATUS = "status@broadcast";
+const BIA = "5511988887777";
+
+let h: RedisHarness;
+let net: SilentNetwork;
+const cleanups: (() => Promise<void>)[] = [];
+beforeAll(async () => {
+  h = await redisHarness();
+  net = await silentNetwork();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c();
+});
+afterAll(async () => {
+  await net?.close();
+  await h?.close();
+});
+
+interface Rig {
+  session: ProviderSession;
+  sock: WASocket;
+  events: ProviderEvent[];
+  /** What `sock.sendMessage` was asked, built by Baileys into the message it would relay (not relayed). */
+  sends: { jid: string; content: AnyMessageContent; options: MiscMessageGenerationOptions; built: WAMessage }[];
+}
+
+async function openRig(): Promise<Rig> {
+  const store = await h.storeFor(h.newInstanceId());
+  const auth = await useRedisAuthState(store);
+  auth.state.creds.me = { ...ME };
+  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
+  await auth.saveCreds();
+  const events: ProviderEvent[] = [];
+  const raw = new Map<string, string>();
+  const sockets: WASocket[] = [];
+  const session = createBaileysSession(
+    {
+      instance: baileysInstance(store.instanceId),
+      podId: "pod-a",
+      auth: store,
+      rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
+      log: createLogger("silent"),
+      identity: memoryIdentity(),
+      emit: (e) => events.push(e),
+    },
+    {
+      version: [2, 3000, 1],
+      makeSocket: (config: UserFacingSocketConfig) => {
+        const sock = makeWASocket({
+          ...config,
+          waWebSocketUrl: net.url,
+          connectTimeoutMs: 60_000,
+          defaultQueryTimeoutMs: 300,
+        });
+        sockets.push(sock);
+        return sock;
+      },
+    },
+  );
+  cleanups.push(() => session.stop());
+  await session.start();
+  await vi.waitFor(() => expect(sockets[0]?.ws.isOpen).toBe(true), { timeout: 10_000 });
+  const sock = sockets[0]!;
+  sock.ev.emit("connection.update", { connection: "open" });
+  sock.ev.flush(); // the offline backlog is in, as `ib offline` would say
+  const sends: Rig["sends"] = [];
+  vi.spyOn(sock, "sendMessage").mockImplementation(async (jid, content, options = {}) => {
+    // Baileys' own content generation with the send's options (style included); media not uploaded.
+    const generated =
+      "text" in content || "delete" in content
+        ? await generateWAMessageContent(content, {
+            ...options,
+            upload: async () => ({ mediaUrl: "", directPath: "" }),
+          })
+        : { audioMessage: { mimetype: "audio/ogg; codecs=opus", ptt: true } };
+    const built = generateWAMessageFromContent(jid, generated, {
+      userJid: ME.id,
+      ...(options.messageId ? { messageId: options.messageId } : {}),
+    });
+    sends.push({ jid, content, options, built });
+    return built;
+  });
+  return { session, sock, events, sends };
+}
+
+const apiError = (p: Promise<unknown>) =>
+  p.then(
+    () => null,
+    (e: unknown) => e as ApiError,
+  );
+
+describe("Baileys status posts: sending", () => {
+  it("a text post: statusJidList from the audience, the style as Baileys takes it (hex color, font)", async () => {
+    const r = await openRig();
+    const out = await r.session.send(
+      STATUS,
+      { type: "text", text: "bom dia" },
+      {
+        id: "3EB0AAAABBBBCCCCDDDD01",
+        status: { audience: [`${BIA}@c.us`, "222233334444555@lid"], backgroundColor: "#FF0080", font: 2 },
+      },
+    );
+    expect(out).toEqual({ id: "3EB0AAAABBBBCCCCDDDD01", chatId: STATUS, timestamp: expect.any(Number) });
+    expect(r.sends).toHaveLength(1);
+    const [s] = r.sends;
+    expect(s!.jid).toBe(STATUS);
+    expect(s!.content).toEqual({ text: "bom dia" });
+    expect(s!.options).toEqual({
+      messageId: "3EB0AAAABBBBCCCCDDDD01",
+      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid"],
+      broadcast: true,
+      backgroundColor: "#FF0080",
+      font: 2,
+    });
+    // What Baileys builds from it: the color as ARGB, the font on the extended text.
+    expect(s!.built.message?.extendedTextMessage).toMatchObject({
+      text: "bom dia",
+      backgroundArgb: 0xffff0080,
+      font: 2,
+    });
+  });
+
+  it("a voice post carries its background color; a post without an audience never reaches Baileys", async () => {
+    const r = await openRig();
+    await r.session.send(
+      STATUS,
+      {
+        type: "voice",
+        media: { data: Buffer.from("OggS-opus").toString("base64"), mimetype: "audio/ogg" },
+        seconds: 3,
+      },
+      { status: { audience: [BIA], backgroundColor: "#00AA00" } },
+    );
+    expect(r.sends[0]?.content).toMatchObject({ ptt: true, mimetype: "audio/ogg; codecs=opus", seconds: 3 });
+    expect(r.sends[0]?.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`], backgroundColor: "#00AA00" });
+    for (const options of [{}, { status: { audience: [] } }, { status: { audience: ["não"] } }]) {
+      const err = await apiError(r.session.send(STATUS, { type: "text", text: "x" }, options));
+      expect(err).toBeInstanceOf(ApiError);
+      expect(err?.details).toHaveProperty("contacts");
+    }
+    expect(r.sends).toHaveLength(1);
+  });
+
+  it("a deletion: {delete: key} of our kept post, sent to the audience again", async () => {
+    const r = await openRig();
+    const post = await r.session.send(STATUS, { type: "text", text: "apagar" }, { status: { audience: [BIA] } });
+    await r.session.send(STATUS, { type: "revoke", targetId: post.id }, { status: { audience: [BIA] } });
+    const del = r.sends[1]!;
+    expect(del.jid).toBe(STATUS);
+    expect(del.content).toEqual({ delete: expect.objectContaining({ remoteJid: STATUS, fromMe: true, id: post.id }) });
+    expect(del.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`] });
+    expect(del.built.message?.protocolMessage?.type).toBe(proto.Message.ProtocolMessage.Type.REVOKE);
+  });
+});
+
+describe("Baileys status posts: receiving", () => {
+  it("a contact's post is a message of status@broadcast from the contact; its deletion a revoke; ours and the backlog are not repeated", async () => {
+    const r = await openRig();
+    const key = { remoteJid: STATUS, participant: `${BIA}@s.whatsapp.net`, fromMe: false };
+    r.sock.ev.emit("messages.upsert", {
+      type: "notify",
+      messages: [
+        {
+          key: { ...key, id: "3A00STATUS0000000001" },
+          pushName: "Bia",
+          message: { conversation: "meu status" },
+          messageTimestamp: 1700000000,
+        },
+        { key: { remoteJid: STATUS, fromMe: true, id: "3EB0OURS000000000001" }, message: { conversation: "nosso" } },
+      ],
+    });
+    r.sock.ev.emit("messages.upsert", {
+      type: "append",
+      messages: [{ key: { ...key, id: "3A00STATUS0000000002" }, message: { conversation: "antigo" } }],
+    });
+    r.sock.ev.emit("messages.upsert", {
+      type: "notify",
+      messages: [
+        {
+          key: { ...key, id: "3A00STATUS0000000003" },
+          message: {
+            protocolMessage: {
+              type: proto.Message.ProtocolMessage.Type.REVOKE,
+              key: { ...key, id: "3A00STATUS0000000001" },
+            },
+          },
+        },
+      ],
+    });
+    const got = await vi.waitFor(() => {
+      const messages = r.events.flatMap((e) => (e.type === "message" ? [e.message] : []));
+      expect(messages).toHaveLength(2);
+      return messages;
+    });
+    expect(got[0]).toMatchObject({
+      id: "3A00STATUS0000000001",
+      chatId: STATUS,
+      chatLid: null,
+      chatName: "",
+      isGroup: false,
+      fromMe: false,
+      from: { id: `${BIA}@c.us`, phone: BIA, pushName: "Bia" },
+      type: "text",
+      text: "meu status",
+      timestamp: 1700000000,
+    });
+    expect(got[1]).toMatchObject({ chatId: STATUS, type: "revoke", targetId: "3A00STATUS0000000001" });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(r.events.filter((e) => e.type === "message")).toHaveLength(2);
+  });
+});
