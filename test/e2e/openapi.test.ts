@@ -95,6 +95,30 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/templates", "get"],
   ["/instances/{instanceId}/templates", "post"],
   ["/instances/{instanceId}/templates/{name}", "delete"],
+  // Groups (spec 4.14)
+  ["/instances/{instanceId}/groups", "post"],
+  ["/instances/{instanceId}/groups", "get"],
+  ["/instances/{instanceId}/groups/count", "get"],
+  ["/instances/{instanceId}/groups/join", "post"],
+  ["/instances/{instanceId}/groups/invite/{code}", "get"],
+  ["/instances/{instanceId}/groups/{groupId}", "get"],
+  ["/instances/{instanceId}/groups/{groupId}/leave", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/subject", "put"],
+  ["/instances/{instanceId}/groups/{groupId}/description", "put"],
+  ["/instances/{instanceId}/groups/{groupId}/picture", "put"],
+  ["/instances/{instanceId}/groups/{groupId}/picture", "delete"],
+  ["/instances/{instanceId}/groups/{groupId}/settings", "get"],
+  ["/instances/{instanceId}/groups/{groupId}/settings", "patch"],
+  ["/instances/{instanceId}/groups/{groupId}/participants", "get"],
+  ["/instances/{instanceId}/groups/{groupId}/participants/add", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/participants/remove", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/participants/promote", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/participants/demote", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/invite", "get"],
+  ["/instances/{instanceId}/groups/{groupId}/invite/revoke", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/requests", "get"],
+  ["/instances/{instanceId}/groups/{groupId}/requests/approve", "post"],
+  ["/instances/{instanceId}/groups/{groupId}/requests/reject", "post"],
   // LID mappings (spec 4.14)
   ["/instances/{instanceId}/lids", "get"],
   ["/instances/{instanceId}/lids/count", "get"],
@@ -121,6 +145,26 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/chats/{chatId}/messages/{messageId}", "put"],
   ["/instances/{instanceId}/chats/{chatId}/messages/{messageId}", "delete"],
   ["/instances/{instanceId}/chats/{chatId}/unread", "post"],
+  // Status posts (spec 4.8)
+  ...["text", "image", "voice", "video", "delete"].map((r): [string, string] => [
+    `/instances/{instanceId}/status/${r}`,
+    "post",
+  ]),
+  ["/instances/{instanceId}/status/new-message-id", "get"],
+  // Channels (spec 4.6)
+  ["/instances/{instanceId}/channels", "get"],
+  ["/instances/{instanceId}/channels", "post"],
+  ["/instances/{instanceId}/channels/search/by-view", "post"],
+  ["/instances/{instanceId}/channels/search/by-text", "post"],
+  ["/instances/{instanceId}/channels/search/views", "get"],
+  ["/instances/{instanceId}/channels/search/countries", "get"],
+  ["/instances/{instanceId}/channels/search/categories", "get"],
+  ["/instances/{instanceId}/channels/{channelId}", "get"],
+  ["/instances/{instanceId}/channels/{channelId}/messages/preview", "get"],
+  ...["follow", "unfollow", "mute", "unmute"].map((r): [string, string] => [
+    `/instances/{instanceId}/channels/{channelId}/${r}`,
+    "post",
+  ]),
 ];
 
 let gw: TestGateway;

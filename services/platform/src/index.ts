@@ -7,6 +7,7 @@ export * from "./cloud-windows.ts";
 export * from "./config.ts";
 export * from "./delivery.ts";
 export * from "./events.ts";
+export * from "./group-store.ts";
 export * from "./identity.ts";
 export * from "./ids.ts";
 export * from "./instance-cache.ts";

@@ -110,6 +110,9 @@ export function keys(prefix: string) {
     cloudInbound: (shard: number) => `${prefix}cloud:in:${shard}`,
     /** An item of those webhooks already processed (its stream entry id), 7 days: duplicates dropped. */
     cloudSeen: (instanceId: string, itemKey: string) => `${prefix}cloud:seen:${instanceId}:${itemKey}`,
+    /** Group metadata per instance (HASH groupId → JSON) and the mark of a complete recent list. */
+    groups: (instanceId: string) => `${prefix}grp:${instanceId}`,
+    groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

@@ -4,6 +4,7 @@ import { RequestAuthorizer } from "./auth.ts";
 import { CloudCredentialStore, cloudCredentialsKey } from "./cloud-credentials.ts";
 import { CloudInbox } from "./cloud-inbox.ts";
 import { ConversationWindows } from "./cloud-windows.ts";
+import { GroupStore } from "./group-store.ts";
 import type { Config } from "./config.ts";
 import { EventBus } from "./events.ts";
 import { IdentityMap } from "./identity.ts";
@@ -107,6 +108,7 @@ export async function createPlatform(config: Config) {
     cloud,
     windows: new ConversationWindows(redis, k),
     cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
+    groups: new GroupStore(redis, k),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },

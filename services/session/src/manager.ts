@@ -310,7 +310,12 @@ export class SessionManager implements SessionApi {
       }
       case "event": {
         const instance = await this.platform.instanceCache.get(instanceId);
-        if (instance) await this.platform.events.publish(instance, event.kind, event.payload);
+        if (!instance) return;
+        // A group changed: its stored metadata is no longer the network's (GET /groups asks again).
+        if (event.kind.startsWith("group.") && typeof event.payload.chatId === "string") {
+          await this.platform.groups.forget(instanceId, event.payload.chatId);
+        }
+        await this.platform.events.publish(instance, event.kind, event.payload);
         return;
       }
       case "logged-out":

@@ -1,5 +1,6 @@
 // Messages between accounts: routing (one-to-one, groups, lids), delivery to devices (queued while
 // offline), the ack clock, presence, read receipts, number lookups.
+import { postToChannel } from "./channels-model.ts";
 import { SimnetError } from "./errors.ts";
 import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
 import {
@@ -12,6 +13,7 @@ import {
   type SendArgs,
 } from "./protocol.ts";
 import type { Account, Device, Group, Receipt, SimnetState, StoredMessage } from "./state.ts";
+import { postStatus, STATUS_CHAT } from "./status.ts";
 
 export type Origin = { kind: "device"; device: Device } | { kind: "phone" };
 
@@ -119,10 +121,18 @@ function pump(state: SimnetState, msg: StoredMessage): void {
   });
 }
 
+/** Who hears each recipient's own receipt (groups: `message.ack.group` per participant). */
+export const receiptListeners: ((state: SimnetState, msg: StoredMessage, phone: string, status: AckStatus) => void)[] =
+  [];
+const receipted = (state: SimnetState, msg: StoredMessage, phone: string, status: AckStatus) => {
+  for (const listen of receiptListeners) listen(state, msg, phone, status);
+};
+
 function markDelivered(state: SimnetState, msg: StoredMessage, phone: string): void {
   const receipt = msg.receipts.get(phone);
   if (!receipt || receipt.delivered) return;
   receipt.delivered = true;
+  receipted(state, msg, phone, "delivered");
   const acc = state.accounts.get(phone);
   if (acc && acc.autoRead > 0)
     state.later(acc.autoRead * state.opts.ackDelayMs, () => readMessage(state, msg, phone, true));
@@ -138,6 +148,7 @@ function readMessage(state: SimnetState, msg: StoredMessage, phone: string, play
   receipt.delivered = true;
   receipt.read = true;
   if (play) receipt.played = true;
+  receipted(state, msg, phone, play ? "played" : "read");
   pump(state, msg);
   return true;
 }
@@ -212,6 +223,9 @@ export interface SendInput extends Omit<SendArgs, "message"> {
 }
 
 export function sendMessage(state: SimnetState, sender: Account, origin: Origin, args: SendInput): SendResult {
+  // Status posts and channel posts have their own fan-out (status.ts, channels-model.ts).
+  if (args.to === STATUS_CHAT) return postStatus(state, sender, origin, args);
+  if (args.to.endsWith("@newsletter")) return postToChannel(state, sender, origin, args);
   if (args.id) {
     const prev = state.messagesByKey.get(`${sender.phone}|${args.id}`);
     if (prev) return { id: prev.id, timestamp: prev.timestamp, chatId: prev.chatId };

@@ -23,6 +23,11 @@ export interface SimArea {
   readonly ctx: ProviderContext;
   /** Handles simnet frames of `type` (the area's notifications). */
   onFrame(type: string, handler: (frame: Record<string, unknown>) => void | Promise<void>): void;
+  /**
+   * Reshapes the payload of simnet's `event` frames of `kind` before they are emitted (privacy ids
+   * rewritten to numbers, spec 1 rule 3); without one, the payload is emitted as simnet shaped it.
+   */
+  onEvent(kind: string, transform: (payload: Record<string, unknown>) => Promise<Record<string, unknown>>): void;
 }
 
 /** An area's operations on simnet; registered in SIM_AREAS. */

@@ -67,6 +67,11 @@ class SimSession implements ProviderSession {
   readonly ops: SessionOpHandlers;
   /** Handlers of the feature areas' own simnet frames (providers/sim/areas.ts). */
   private readonly frameHandlers = new Map<string, (frame: Record<string, unknown>) => void | Promise<void>>();
+  private eventChain: Promise<void> = Promise.resolve();
+  private readonly eventTransforms = new Map<
+    string,
+    (payload: Record<string, unknown>) => Promise<Record<string, unknown>>
+  >();
 
   constructor(
     private readonly ctx: ProviderContext,
@@ -80,6 +85,7 @@ class SimSession implements ProviderSession {
         }),
       ctx,
       onFrame: (type, handler) => this.frameHandlers.set(type, handler),
+      onEvent: (kind, transform) => this.eventTransforms.set(kind, transform),
     });
   }
 
@@ -145,7 +151,7 @@ class SimSession implements ProviderSession {
   }
 
   async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    const { quotedId, id, forwarded } = options; // derivedId and quotedApiId are ours, not the network's
+    const { quotedId, id, forwarded, status } = options; // derivedId and quotedApiId are ours, not the network's
     let mentions = options.mentions;
     if (mentions?.includes("all")) {
       // `["all"]` (spec 4.4): every participant of the group, as the network wants them listed.
@@ -163,6 +169,7 @@ class SimSession implements ProviderSession {
       mentions,
       id,
       forwarded,
+      status, // a status post's audience and style (spec 4.8)
     })) as SendResult;
   }
 
@@ -312,7 +319,13 @@ class SimSession implements ProviderSession {
       case "event": {
         // A spec 6.2 event simnet already shaped (labels, presence, groups, calls, …).
         const f = frame as { kind?: EventKind; payload?: Record<string, unknown> };
-        if (f.kind && f.payload) this.ctx.emit({ type: "event", kind: f.kind, payload: f.payload });
+        const { kind, payload } = f;
+        if (!kind || !payload) return;
+        const transform = this.eventTransforms.get(kind);
+        // One after the other: a reshaping that waits (a Redis lookup) must not reorder events.
+        this.eventChain = this.eventChain
+          .then(async () => this.ctx.emit({ type: "event", kind, payload: transform ? await transform(payload) : payload }))
+          .catch((err) => this.onError(err));
         return;
       }
       default:
