@@ -1,22 +1,8 @@
-import type { AddressInfo } from "node:net";
-import { ApiError, channelsCapabilities, type SessionOpHandlers } from "@gw/contracts";
-import { type AuthStateStore, createLogger } from "@gw/platform";
-import {
-  type BinaryNode,
-  decodeBinaryNode,
-  getBinaryNodeChild,
-  makeWASocket,
-  proto,
-  type UserFacingSocketConfig,
-  type WASocket,
-} from "@whiskeysockets/baileys";
+import { ApiError, channelsCapabilities } from "@gw/contracts";
+import { type BinaryNode, getBinaryNodeChild, proto } from "@whiskeysockets/baileys";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { WebSocketServer } from "ws";
-import type { ProviderEvent, ProviderSession } from "../contract.ts";
-import { useRedisAuthState } from "./auth-state.ts";
+import { type AreaHarness, areaHarness } from "./area-rig.ts";
 import { storedForm } from "./inbound.ts";
-import { createBaileysSession } from "./session.ts";
-import { baileysInstance, memoryIdentity, type RedisHarness, redisHarness } from "./testing.ts";
 
 /**
  * The channel operations at Baileys' boundary: a real socket whose frames reach a local endpoint
@@ -28,121 +14,15 @@ import { baileysInstance, memoryIdentity, type RedisHarness, redisHarness } from
 const CHANNEL = "120363111111111111@newsletter";
 const QUERY = { METADATA: "6563316087068696", CREATE: "8823471724422422", UPDATE: "24250201037901610" };
 
-let h: RedisHarness;
-let wss: WebSocketServer;
-let url = "";
-const frames: Buffer[] = [];
-const cleanups: (() => Promise<void>)[] = [];
-
+let h: AreaHarness;
 beforeAll(async () => {
-  h = await redisHarness();
-  wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
-  await new Promise<void>((resolve) => wss.once("listening", () => resolve()));
-  wss.on("connection", (c) => c.on("message", (data: Buffer) => frames.push(Buffer.from(data))));
-  url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}/ws/chat`;
+  h = await areaHarness();
 });
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-  frames.length = 0;
-});
-afterAll(async () => {
-  for (const c of wss?.clients ?? []) c.terminate();
-  await new Promise<void>((resolve) => (wss ? wss.close(() => resolve()) : resolve()));
-  await h?.close();
-});
+afterEach(() => h.reset());
+afterAll(() => h?.close());
 
-/** Every binary node sent so far (the noise intro and handshake are not nodes and are skipped). */
-async function sentNodes(): Promise<BinaryNode[]> {
-  const out: BinaryNode[] = [];
-  for (const frame of frames) {
-    let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
-    while (buf.length >= 3) {
-      const len = (buf[0]! << 16) | (buf[1]! << 8) | buf[2]!;
-      const data = buf.subarray(3, 3 + len);
-      buf = buf.subarray(3 + len);
-      try {
-        const node = await decodeBinaryNode(data);
-        if (node.tag === "iq" || node.tag === "message") out.push(node);
-      } catch {
-        // the handshake's ClientHello
-      }
-    }
-  }
-  return out;
-}
-
-interface Rig {
-  session: ProviderSession;
-  ops: SessionOpHandlers;
-  events: ProviderEvent[];
-  sock: WASocket;
-  raw: Map<string, string>;
-}
-
-async function openRig(): Promise<Rig> {
-  const store: AuthStateStore = await h.storeFor(h.newInstanceId());
-  const auth = await useRedisAuthState(store);
-  auth.state.creds.me = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
-  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
-  await auth.saveCreds();
-  const events: ProviderEvent[] = [];
-  const sockets: WASocket[] = [];
-  const raw = new Map<string, string>();
-  const session = createBaileysSession(
-    {
-      instance: baileysInstance(store.instanceId),
-      podId: "pod-a",
-      auth: store,
-      rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
-      log: createLogger("silent"),
-      identity: memoryIdentity(),
-      emit: (e) => events.push(e),
-    },
-    {
-      version: [2, 3000, 1],
-      makeSocket: (config: UserFacingSocketConfig) => {
-        const sock = makeWASocket({
-          ...config,
-          waWebSocketUrl: url,
-          connectTimeoutMs: 60_000,
-          defaultQueryTimeoutMs: 30_000,
-        });
-        sockets.push(sock);
-        return sock;
-      },
-    },
-  );
-  cleanups.push(() => session.stop());
-  await session.start();
-  await vi.waitFor(() => expect(sockets[0]?.ws.isOpen).toBe(true), { timeout: 10_000 });
-  sockets[0]!.ev.emit("connection.update", { connection: "open" });
-  // A registered session buffers events until the offline backlog is in (`ib offline`): flush as that would.
-  sockets[0]!.ev.flush();
-  return { session, ops: session.ops!, events, sock: sockets[0]!, raw };
-}
-
-/** Queries already answered (by id). */
-const answered = new Set<string>();
-
-/** Waits for the next query Baileys sends that `match`es and answers it with `reply`'s content. */
-async function answer(sock: WASocket, match: (n: BinaryNode) => boolean, reply: (n: BinaryNode) => BinaryNode[]) {
-  const seen = answered;
-  const node = await vi.waitFor(
-    async () => {
-      const found = (await sentNodes()).find((n) => match(n) && !seen.has(n.attrs.id ?? ""));
-      if (!found) throw new Error("no such query yet");
-      return found;
-    },
-    { timeout: 10_000 },
-  );
-  seen.add(node.attrs.id ?? "");
-  sock.ws.emit(`TAG:${node.attrs.id}`, {
-    tag: "iq",
-    attrs: { id: node.attrs.id!, type: "result" },
-    content: reply(node),
-  });
-  return node;
-}
+const openRig = () => h.open();
+const answer: AreaHarness["answer"] = (sock, match, reply) => h.answer(sock, match, reply);
 
 /** A `w:mex` GraphQL query of `queryId`, with its variables. */
 const isMex = (queryId: string) => (n: BinaryNode) =>
