@@ -135,7 +135,8 @@ async function demoOfficial() {
       appSecret: cloud.appSecret,
     }),
   });
-  if (reg.status !== 201 && reg.status !== 409) throw new Error(`registering the demo number on the mock failed: ${reg.status}`);
+  if (reg.status !== 201 && reg.status !== 409)
+    throw new Error(`registering the demo number on the mock failed: ${reg.status}`);
   if (saved) {
     const res = await fetch(`${base}/v1/instances/${saved.id}`, { headers: { "x-instance-token": saved.token } });
     if (!res.ok) saved = null;
@@ -146,12 +147,16 @@ async function demoOfficial() {
       headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
       body: JSON.stringify({ name: "demo-official", kind: "official", cloud }),
     });
-    if (res.status !== 201) throw new Error(`creating the demo official instance failed: ${res.status} ${await res.text()}`);
+    if (res.status !== 201)
+      throw new Error(`creating the demo official instance failed: ${res.status} ${await res.text()}`);
     const { instance, token } = await res.json();
     saved = { id: instance.id, token, cloud };
     writeFileSync(file, JSON.stringify(saved, null, 2));
   }
-  await fetch(`${base}/v1/instances/${saved.id}/start`, { method: "POST", headers: { "x-instance-token": saved.token } });
+  await fetch(`${base}/v1/instances/${saved.id}/start`, {
+    method: "POST",
+    headers: { "x-instance-token": saved.token },
+  });
   return { ...saved, mock };
 }
 

@@ -74,7 +74,7 @@ describe("create and read", () => {
     const [join] = await eventsOf("group.join", (p) => p.group?.id === group);
     expect(join).toMatchObject({ chatId: group, group: { id: group, name: "Equipe" }, by: { id: `${a.phone}@c.us` } });
     const [added] = await eventsOf("group.participants", (p) => p.chatId === group && p.action === "add");
-    expect(added.participants.map((p: any) => p.phone).sort()).toEqual([B, C].sort());
+    expect(added!.participants.map((p: any) => p.phone).sort()).toEqual([B, C].sort());
   });
 
   it("reads by id in both forms, lists and counts; unknown and malformed ids", async () => {
@@ -158,13 +158,13 @@ describe("administer", () => {
     // An admin on the phone renames the group: the instance hears it, by B.
     await phoneActs(B, "groups.subject", { groupId: group, subject: "Equipe Norte" });
     const [byB] = await eventsOf("group.update", (p) => p.chatId === group && p.subject === "Equipe Norte");
-    expect(byB.by).toMatchObject({ id: `${B}@c.us`, phone: B });
+    expect(byB!.by).toMatchObject({ id: `${B}@c.us`, phone: B });
     const removed = await expectJson<{ results: any[] }>(
       await api(`/groups/${group}/participants/remove`, { method: "POST", json: { participants: [C, D] } }),
     );
     expect(removed.results.map((r) => r.status)).toEqual(["ok", "not_participant"]);
     const [rm] = await eventsOf("group.participants", (p) => p.chatId === group && p.action === "remove");
-    expect(rm.participants.map((p: any) => p.phone)).toEqual([C]);
+    expect(rm!.participants.map((p: any) => p.phone)).toEqual([C]);
     await expectJson(
       await api(`/groups/${group}/participants/demote`, { method: "POST", json: { participants: [B] } }),
     );
@@ -192,7 +192,7 @@ describe("invites and approvals", () => {
     const asked = await phoneActs(E, "groups.join", { code: inv.code });
     expect(asked.status).toBe("pending_approval");
     const [request] = await eventsOf("group.join_request", (p) => p.chatId === group);
-    expect(request.requester).toMatchObject({ phone: E });
+    expect(request!.requester).toMatchObject({ phone: E });
     const pending = await expectJson<any[]>(await api(`/groups/${group}/requests`));
     expect(pending.map((r) => r.phone)).toEqual([E]);
     const approved = await expectJson<{ results: any[] }>(
@@ -216,7 +216,7 @@ describe("invites and approvals", () => {
     await eventsOf("group.participants", (p) => p.chatId === other.group.id && p.action === "add");
     await expectJson(await api(`/groups/${other.group.id}/leave`, { method: "POST" }));
     const [left] = await eventsOf("group.leave", (p) => p.chatId === other.group.id);
-    expect(left.reason).toBe("left");
+    expect(left!.reason).toBe("left");
     const list = await expectJson<Record<string, any>[]>(await api("/groups?refresh=true"));
     expect(list.map((g) => g.id)).not.toContain(other.group.id);
     await expectError(await api(`/groups/${other.group.id}`), 404, "not_found");

@@ -73,12 +73,16 @@ export function deliver(state: CloudMockState, hooks: WebhookSender, n: Business
   const failed = (code: number, details: string) =>
     state.later(step, () => sendStatus(state, hooks, n, ref, "failed", { errors: [webhookError(code, details)] }));
   if (!m.template && m.type !== "reaction" && !inWindow) {
-    return failed(
+    failed(
       131047,
       "Message failed to send because more than 24 hours have passed since the customer last replied to this number.",
     );
+    return;
   }
-  if (!c.onWhatsApp) return failed(131026, "Message Undeliverable.");
+  if (!c.onWhatsApp) {
+    failed(131026, "Message Undeliverable.");
+    return;
+  }
   if (!c.autoStatus) return;
   const category = m.template ? m.template.category.toLowerCase() : "service";
   const pricing = {

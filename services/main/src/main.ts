@@ -1,8 +1,9 @@
 // One process, the roles named in ROLES (ARCHITECTURE.md "Roles").
+
+import { cloudMockOptionsFromConfig, createCloudMock, loadCloudMockConfig } from "@gw/cloudmock";
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
 import { startSessionRole } from "@gw/session";
-import { cloudMockOptionsFromConfig, createCloudMock, loadCloudMockConfig } from "@gw/cloudmock";
 import { createSimnet, loadSimnetConfig, simnetOptionsFromConfig } from "@gw/simnet";
 import { startWorkerRole } from "@gw/worker";
 

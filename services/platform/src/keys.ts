@@ -113,6 +113,8 @@ export function keys(prefix: string) {
     /** Group metadata per instance (HASH groupId → JSON) and the mark of a complete recent list. */
     groups: (instanceId: string) => `${prefix}grp:${instanceId}`,
     groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
+    /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */
+    providerRecords: (instanceId: string, name: string) => `${prefix}prec:${instanceId}:${name}`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

@@ -37,6 +37,7 @@ import {
 import { avatarLinks, recordAck, recordInbound } from "./events/record.ts";
 import { sentEvent } from "./events/sent.ts";
 import { NotHeldHere } from "./not-held.ts";
+import { providerRecords } from "./provider-records.ts";
 import type { Picture, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
 interface Held {
@@ -263,6 +264,7 @@ export class SessionManager implements SessionApi {
         rewrite: async (id) => (await this.platform.identity.rewrite(instanceId, id)) ?? id,
         learn: (lid, phone) => this.platform.identity.learn(instanceId, lid, phone),
       },
+      records: providerRecords(this.platform, instanceId),
       emit: (event) => {
         held.chain = held.chain
           .then(() => this.onEvent(instanceId, held, event))

@@ -131,6 +131,17 @@ export interface ProviderContext {
     rewrite(id: string): Promise<string>;
     learn(lid: string, phone: string): Promise<void>;
   };
+  /**
+   * The provider's own small records of the instance (an address book, labels the network synced):
+   * hashes in Redis under the instance, kept while the instance exists. Not fenced: nothing in them
+   * is the pairing.
+   */
+  records: {
+    put(name: string, entries: Record<string, string>): Promise<void>;
+    all(name: string): Promise<Record<string, string>>;
+    get(name: string, field: string): Promise<string | null>;
+    remove(name: string, fields: string[]): Promise<void>;
+  };
 }
 
 export type ProviderFactory = (ctx: ProviderContext) => ProviderSession;

@@ -15,7 +15,7 @@ import { WebSocketServer } from "ws";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { createBaileysSession } from "./session.ts";
-import { baileysInstance, memoryIdentity, type RedisHarness, redisHarness } from "./testing.ts";
+import { baileysInstance, memoryIdentity, memoryRecords, type RedisHarness, redisHarness } from "./testing.ts";
 
 /**
  * An area's operations at Baileys' boundary: a real socket whose frames reach a local endpoint
@@ -97,6 +97,7 @@ export async function areaHarness(): Promise<AreaHarness> {
           rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
           log: createLogger("silent"),
           identity: memoryIdentity(known),
+          records: memoryRecords(),
           emit: (e) => events.push(e),
         },
         {

@@ -21,6 +21,7 @@ import { createBaileysSession } from "./session.ts";
 import {
   baileysInstance,
   memoryIdentity,
+  memoryRecords,
   type RedisHarness,
   redisHarness,
   type SilentNetwork,
@@ -988,6 +989,7 @@ async function wired(): Promise<Wired> {
       },
       log: createLogger("silent"),
       identity: memoryIdentity(),
+      records: memoryRecords(),
       emit: (e) => events.push(e),
     },
     {

@@ -18,6 +18,7 @@ import {
   Boom,
   baileysInstance,
   memoryIdentity,
+  memoryRecords,
   type RedisHarness,
   redisHarness,
   type SilentNetwork,
@@ -90,6 +91,7 @@ async function rig(
       rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
       identity: memoryIdentity(),
+      records: memoryRecords(),
       emit: (e) => events.push(e),
     },
     { version: [2, 3000, 1], policy: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...opts, makeSocket },
@@ -487,6 +489,7 @@ describe("Baileys provider factory and helpers", () => {
       rawMessages: memoryRawMessages(),
       log: createLogger("silent"),
       identity: memoryIdentity(),
+      records: memoryRecords(),
       emit: () => {},
     };
     expect(baileysProvider(ctx).provider).toBe("baileys");

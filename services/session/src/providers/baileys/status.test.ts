@@ -18,6 +18,7 @@ import { createBaileysSession } from "./session.ts";
 import {
   baileysInstance,
   memoryIdentity,
+  memoryRecords,
   type RedisHarness,
   redisHarness,
   type SilentNetwork,
@@ -74,6 +75,7 @@ async function openRig(): Promise<Rig> {
       rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
       log: createLogger("silent"),
       identity: memoryIdentity(),
+      records: memoryRecords(),
       emit: (e) => events.push(e),
     },
     {

@@ -125,3 +125,25 @@ export function memoryIdentity(known = new Map<string, string>()) {
     learn: async (lid: string, phone: string) => void known.set(lid, phone),
   };
 }
+
+/** A provider context's records over maps, for tests. */
+export function memoryRecords(store = new Map<string, Map<string, string>>()) {
+  const of = (name: string) => {
+    let m = store.get(name);
+    if (!m) {
+      m = new Map();
+      store.set(name, m);
+    }
+    return m;
+  };
+  return {
+    put: async (name: string, entries: Record<string, string>) => {
+      for (const [k, v] of Object.entries(entries)) of(name).set(k, v);
+    },
+    all: async (name: string) => Object.fromEntries(of(name)),
+    get: async (name: string, field: string) => of(name).get(field) ?? null,
+    remove: async (name: string, fields: string[]) => {
+      for (const f of fields) of(name).delete(f);
+    },
+  };
+}

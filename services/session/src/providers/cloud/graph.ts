@@ -101,7 +101,10 @@ export const graph = {
   post<T>(target: GraphTarget, path: string, json: unknown, query?: Query): Promise<T> {
     const url = urlOf(target.apiBaseUrl, path, query);
     if (json === undefined) return send<T>(target, "POST", url);
-    return send<T>(target, "POST", url, { body: JSON.stringify(json), headers: { "content-type": "application/json" } });
+    return send<T>(target, "POST", url, {
+      body: JSON.stringify(json),
+      headers: { "content-type": "application/json" },
+    });
   },
   delete<T>(target: GraphTarget, path: string, query?: Query): Promise<T> {
     return send<T>(target, "DELETE", urlOf(target.apiBaseUrl, path, query));

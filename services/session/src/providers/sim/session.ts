@@ -324,7 +324,9 @@ class SimSession implements ProviderSession {
         const transform = this.eventTransforms.get(kind);
         // One after the other: a reshaping that waits (a Redis lookup) must not reorder events.
         this.eventChain = this.eventChain
-          .then(async () => this.ctx.emit({ type: "event", kind, payload: transform ? await transform(payload) : payload }))
+          .then(async () =>
+            this.ctx.emit({ type: "event", kind, payload: transform ? await transform(payload) : payload }),
+          )
           .catch((err) => this.onError(err));
         return;
       }
