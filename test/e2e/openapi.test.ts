@@ -165,6 +165,14 @@ const EXPECTED: [string, string][] = [
     `/instances/{instanceId}/channels/{channelId}/${r}`,
     "post",
   ]),
+  // Calls (spec 4.14)
+  ["/instances/{instanceId}/calls/{callId}/reject", "post"],
+  // Apps (spec 2.10)
+  ["/instances/{instanceId}/apps", "get"],
+  ["/instances/{instanceId}/apps", "post"],
+  ["/instances/{instanceId}/apps/{appId}", "get"],
+  ["/instances/{instanceId}/apps/{appId}", "patch"],
+  ["/instances/{instanceId}/apps/{appId}", "delete"],
 ];
 
 let gw: TestGateway;

@@ -1,3 +1,4 @@
+import { appsCapabilities } from "./areas/apps.ts";
 import { callsCapabilities } from "./areas/calls.ts";
 import { channelsCapabilities } from "./areas/channels.ts";
 import { contactsCapabilities } from "./areas/contacts.ts";
@@ -137,6 +138,7 @@ export const CAPABILITIES = {
   ...profileCapabilities,
   ...presenceCapabilities,
   ...labelsCapabilities,
+  ...appsCapabilities,
   ...lidsCapabilities,
   ...statusCapabilities,
   ...channelsCapabilities,

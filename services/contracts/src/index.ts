@@ -1,5 +1,6 @@
 export * from "./account.ts";
 export * from "./admin.ts";
+export * from "./areas/apps.ts";
 export * from "./areas/business.ts";
 export * from "./areas/calls.ts";
 export * from "./areas/channels.ts";

@@ -1,5 +1,5 @@
 /** What replicas cache per instance and drop when told (`instance` is the instance cache's own). */
-export type InvalidationKind = "instance" | "webhooks" | "queue";
+export type InvalidationKind = "instance" | "webhooks" | "queue" | "apps";
 
 /** The message on the invalidations channel that makes every replica forget `kind` of `instanceId`. */
 export const invalidationMessage = (kind: InvalidationKind, instanceId: string) => `${kind}:${instanceId}`;
@@ -113,6 +113,8 @@ export function keys(prefix: string) {
     /** Group metadata per instance (HASH groupId → JSON) and the mark of a complete recent list. */
     groups: (instanceId: string) => `${prefix}grp:${instanceId}`,
     groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
+    /** The instance's apps (HASH appId → JSON, spec 2.10). */
+    apps: (instanceId: string) => `${prefix}apps:${instanceId}`,
     /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */
     providerRecords: (instanceId: string, name: string) => `${prefix}prec:${instanceId}:${name}`,
     /** Redis Streams of events, one per shard. */

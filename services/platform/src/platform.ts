@@ -1,5 +1,6 @@
 import { createHmac } from "node:crypto";
 import { AccountStore } from "./accounts.ts";
+import { AppStore } from "./apps.ts";
 import { RequestAuthorizer } from "./auth.ts";
 import { CloudCredentialStore, cloudCredentialsKey } from "./cloud-credentials.ts";
 import { CloudInbox } from "./cloud-inbox.ts";
@@ -109,6 +110,7 @@ export async function createPlatform(config: Config) {
     windows: new ConversationWindows(redis, k),
     cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
     groups: new GroupStore(redis, k),
+    apps: new AppStore(redis, k, invalidations, config.INSTANCE_CACHE_MS),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },

@@ -1,4 +1,11 @@
-import { ApiError, formatMessageId, type Instance, type SendRequest, type SendResponse } from "@gw/contracts";
+import {
+  ApiError,
+  applyNumberRules,
+  formatMessageId,
+  type Instance,
+  type SendRequest,
+  type SendResponse,
+} from "@gw/contracts";
 import type { Config, Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import { ChatResolver } from "./chat-resolution.ts";
@@ -16,7 +23,7 @@ export class Sender {
   readonly composeDeps: ComposeDeps;
 
   constructor(
-    platform: Platform,
+    private readonly platform: Platform,
     config: Config,
     private readonly sessions: SessionDirectory,
   ) {
@@ -35,6 +42,13 @@ export class Sender {
     return precheck(instance, req, this.composeDeps);
   }
 
+  /** A chat as the instance's phone-number apps want its number (other chats as they are). */
+  async withNumberRules(instanceId: string, chatId: string): Promise<{ chatId: string; brazil: string }> {
+    const rules = await this.platform.apps.numberRules(instanceId);
+    const m = /^(\d+)@c\.us$/.exec(chatId);
+    return { chatId: m ? `${applyNumberRules(m[1]!, rules)}@c.us` : chatId, brazil: rules.brazil };
+  }
+
   /**
    * `networkId`: the message id to give the network when the body has none (queue items and
    * Idempotency-Key sends): a retry with the same id is delivered once.
@@ -47,9 +61,14 @@ export class Sender {
     }
     const composed = await compose(instance, req, this.composeDeps);
     const owner = await this.sessions.owner(instance.id);
-    // The operator resolves the ninth digit itself (its answer's `wa_id` is the registered form).
+    // The instance's phone-number apps first (docs/apps.md); then the ninth digit through the
+    // network's number check, unless the operator resolves it itself (its answer's `wa_id` is the
+    // registered form) or the Brazilian app forces a form.
+    const { chatId: numbered, brazil } = await this.withNumberRules(instance.id, composed.chatId);
     const chatId =
-      instance.kind === "official" ? composed.chatId : await this.resolver.resolve(owner, instance.id, composed.chatId);
+      instance.kind === "official" || brazil !== "auto"
+        ? numbered
+        : await this.resolver.resolve(owner, instance.id, numbered);
     const options = { ...composed.options };
     if (!options.id && opts.networkId) {
       options.id = opts.networkId;

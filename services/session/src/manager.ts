@@ -34,6 +34,7 @@ import {
   storedHash,
   validationDetails,
 } from "@gw/platform";
+import { onIncomingCall } from "./events/calls.ts";
 import { avatarLinks, recordAck, recordInbound } from "./events/record.ts";
 import { sentEvent } from "./events/sent.ts";
 import { NotHeldHere } from "./not-held.ts";
@@ -318,6 +319,13 @@ export class SessionManager implements SessionApi {
           await this.platform.groups.forget(instanceId, event.payload.chatId);
         }
         await this.platform.events.publish(instance, event.kind, event.payload);
+        if (event.kind === "call.received") {
+          // After the event: the `calls` app's rejection (its own event) comes after the call's.
+          void onIncomingCall(this.platform, this.opts.log, instance, event.payload, {
+            reject: (callId, from) => this.op(instanceId, "calls.reject", { callId, from, by: "auto" }),
+            reply: (chatId, content) => this.send(instanceId, chatId, content),
+          });
+        }
         return;
       }
       case "logged-out":

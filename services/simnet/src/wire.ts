@@ -8,16 +8,8 @@ import { SIMNET_AREAS } from "./areas.ts";
 import { cleanupConnection, closeConnection, logoutDevices, openDevice, startPairing } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { sameSecret } from "./ids.ts";
-import {
-  checkExists,
-  groupMetadata,
-  markRead,
-  type Origin,
-  resolveTarget,
-  sendMessage,
-  sendPresence,
-} from "./messaging.ts";
-import { type OpDef, openOp, pairingOp, parseArgs } from "./op-kit.ts";
+import { checkExists, groupMetadata, markRead, resolveTarget, sendMessage, sendPresence } from "./messaging.ts";
+import { type OpDef, openOp, pairingOp } from "./op-kit.ts";
 import {
   passkeyAssertion,
   passkeyChallenge,
@@ -37,7 +29,7 @@ import {
   readArgsSchema,
   sendArgsSchema,
 } from "./protocol.ts";
-import type { Account, Connection, Device, SimnetState } from "./state.ts";
+import type { Connection, SimnetState } from "./state.ts";
 
 const MAX_FRAME_BYTES = 128 * 1024 * 1024;
 

@@ -1,4 +1,12 @@
-import { ACCOUNT_ID_RE, ApiError, DELIVERY_ID_RE, INSTANCE_ID_RE, QUEUE_ID_RE, WEBHOOK_ID_RE } from "@gw/contracts";
+import {
+  ACCOUNT_ID_RE,
+  APP_ID_RE,
+  ApiError,
+  DELIVERY_ID_RE,
+  INSTANCE_ID_RE,
+  QUEUE_ID_RE,
+  WEBHOOK_ID_RE,
+} from "@gw/contracts";
 import { type Config, type Platform, secretMatches } from "@gw/platform";
 import type { Sending } from "@gw/sending";
 import type { SessionDirectory } from "@gw/session";
@@ -24,6 +32,7 @@ const PATH_ID_PATTERNS: Record<string, RegExp> = {
   webhookId: WEBHOOK_ID_RE,
   deliveryId: DELIVERY_ID_RE,
   queueId: QUEUE_ID_RE,
+  appId: APP_ID_RE,
 };
 
 declare module "fastify" {

@@ -1,6 +1,7 @@
 import { mergeRouters, router } from "../trpc/init.ts";
 import { adminAccountsRouter } from "./admin/accounts.ts";
 import { adminInstancesRouter } from "./admin/instances.ts";
+import { appsRouter } from "./apps.ts";
 import { businessRouter } from "./business.ts";
 import { callsRouter } from "./calls.ts";
 import { channelsRouter } from "./channels.ts";
@@ -36,6 +37,7 @@ export const appRouter = router({
     profileRouter,
     presenceRouter,
     labelsRouter,
+    appsRouter,
     lidsRouter,
     statusRouter,
     channelsRouter,

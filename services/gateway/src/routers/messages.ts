@@ -106,7 +106,8 @@ async function queuedChat(ctx: Connected, req: SendRequest): Promise<string> {
     }
     return poll.chatId;
   }
-  return requireChat(req.body);
+  // Shown as it will be sent: the instance's phone-number apps applied.
+  return (await ctx.sending.sender.withNumberRules(ctx.instance.id, requireChat(req.body))).chatId;
 }
 
 async function send(ctx: Connected, route: SendRoute, input: Record<string, unknown>) {

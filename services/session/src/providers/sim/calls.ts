@@ -1,4 +1,38 @@
+import { ApiError } from "@gw/contracts";
 import type { SimAreaModule } from "./areas.ts";
 
-/** Calls on simnet (filled by its issue). */
-export const simCalls: SimAreaModule = () => ({});
+/** Calls on simnet (docs/calls.md): rejecting one; simnet's call events carry the caller as a contact. */
+export const simCalls: SimAreaModule = (area) => {
+  const rewriteFrom = async (payload: Record<string, unknown>) => {
+    const from = payload.from as { id: string; phone: string } | null;
+    if (!from) return payload;
+    const id = await area.ctx.identity.rewrite(from.id);
+    const chatId =
+      typeof payload.chatId === "string" ? await area.ctx.identity.rewrite(payload.chatId) : payload.chatId;
+    return {
+      ...payload,
+      chatId,
+      from: { ...from, id, phone: from.phone || (id.endsWith("@c.us") ? id.split("@")[0]! : "") },
+    };
+  };
+  for (const kind of ["call.received", "call.accepted", "call.rejected"]) area.onEvent(kind, rewriteFrom);
+
+  return {
+    "calls.reject": async ({ callId, by }) => {
+      const r = (await area.request(
+        "calls.reject",
+        { callId },
+        {
+          not_found: () => new ApiError("not_found", "Chamada não encontrada."),
+          bad_request: () => new ApiError("validation_error", "Campos inválidos.", { callId: "a chamada já terminou" }),
+        },
+      )) as { call: Record<string, unknown> };
+      area.ctx.emit({
+        type: "event",
+        kind: "call.rejected",
+        payload: { ...(await rewriteFrom(r.call)), by, reason: "rejected" },
+      });
+      return { success: true as const };
+    },
+  };
+};

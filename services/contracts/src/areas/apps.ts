@@ -1,0 +1,130 @@
+import { z } from "zod";
+import type { Capability } from "../capabilities.ts";
+
+/**
+ * Apps (integrations, spec 2.10: `{id, app, config, enabled}`; routes are ours, docs/apps.md).
+ * `calls` and the four phone-number apps change how the instance behaves on the network; the
+ * others are records the gateway keeps for their integrations.
+ */
+
+export const APP_KINDS = [
+  "argentine-phone-numbers",
+  "brazilian-phone-numbers",
+  "helpdesk",
+  "calls",
+  "mcp",
+  "mexican-phone-numbers",
+  "phone-numbers",
+] as const;
+export type AppKind = (typeof APP_KINDS)[number];
+
+const shortText = (max: number) => z.string().max(max, `até ${max} caracteres`);
+
+/** The `config` of each app, validated per app. */
+export const APP_CONFIGS = {
+  /** Incoming calls: rejected automatically, optionally answered with a text. */
+  calls: z
+    .object({
+      reject: z.boolean().default(true),
+      message: shortText(1024).min(1, "message vazia").optional(),
+      groups: z.boolean().default(true).meta({ description: "Reject group calls too" }),
+    })
+    .default({ reject: true, groups: true }),
+  /** Brazil: the ninth digit of mobile numbers. `auto` asks the network (the default behaviour). */
+  "brazilian-phone-numbers": z
+    .object({ ninthDigit: z.enum(["auto", "add", "remove"]).default("auto") })
+    .default({ ninthDigit: "auto" }),
+  /** Mexico: mobile numbers with `52 1` (the network's form) or `52`. */
+  "mexican-phone-numbers": z
+    .object({ mobileOne: z.enum(["add", "remove"]).default("add") })
+    .default({ mobileOne: "add" }),
+  /** Argentina: `54 9` + area + number; a typed `15` after the area code is dropped. */
+  "argentine-phone-numbers": z.object({ addNine: z.boolean().default(true) }).default({ addNine: true }),
+  /** Numbers typed without a country code get this one; a leading trunk `0` is dropped. */
+  "phone-numbers": z.object({
+    defaultCountryCode: z.string().regex(/^\d{1,3}$/, "defaultCountryCode: 1 a 3 dígitos"),
+    /** Numbers with at most this many digits are taken as national (default 11). */
+    nationalMaxDigits: z.number().int().min(6).max(12).default(11),
+  }),
+  /** A help desk (the spec's `<helpdesk-integration>`): kept for the integration that reads it. */
+  helpdesk: z.object({
+    url: z.url({ protocol: /^https?$/, message: "url: http(s)" }),
+    accountId: shortText(64).optional(),
+    inboxId: shortText(64).optional(),
+    token: shortText(512).optional(),
+  }),
+  /** The MCP server integration: kept for it (which tools it offers). */
+  mcp: z.object({ tools: z.array(shortText(100)).max(100).optional() }).default({}),
+} satisfies Record<AppKind, z.ZodType>;
+
+export const appSchema = z
+  .object({
+    id: z.string().meta({ description: "`app_…`" }),
+    app: z.enum(APP_KINDS),
+    config: z.record(z.string(), z.unknown()),
+    enabled: z.boolean(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: "App" });
+export type App = z.infer<typeof appSchema>;
+
+export const APP_ID_RE = /^app_[0-9a-z]{10,40}$/;
+export const appIdSchema = z.string().regex(APP_ID_RE, "id de app inválido");
+
+export const createAppBody = z.object({
+  app: z.enum(APP_KINDS, `app: um de ${APP_KINDS.join(", ")}`),
+  config: z.record(z.string(), z.unknown()).optional(),
+  enabled: z.boolean().default(true),
+});
+export const updateAppBody = z.object({
+  config: z.record(z.string(), z.unknown()).optional(),
+  enabled: z.boolean().optional(),
+});
+
+/** The phone-number rules of an instance's enabled apps, as the send path applies them. */
+export interface NumberRules {
+  brazil: "auto" | "add" | "remove";
+  mexico: "add" | "remove" | null;
+  argentina: boolean;
+  defaultCountryCode: string | null;
+  nationalMaxDigits: number;
+}
+export const DEFAULT_NUMBER_RULES: NumberRules = {
+  brazil: "auto",
+  mexico: null,
+  argentina: false,
+  defaultCountryCode: null,
+  nationalMaxDigits: 11,
+};
+
+/**
+ * A number as the rules want it: a national number gets the default country code, then the
+ * country rules (Mexico's `1`, Argentina's `9` and `15`, Brazil's ninth digit when forced).
+ */
+export function applyNumberRules(digits: string, rules: NumberRules): string {
+  let d = digits;
+  if (rules.defaultCountryCode && d.length <= rules.nationalMaxDigits) {
+    d = `${rules.defaultCountryCode}${d.replace(/^0+/, "")}`;
+  }
+  if (rules.mexico === "add" && /^52\d{10}$/.test(d)) d = `521${d.slice(2)}`;
+  if (rules.mexico === "remove" && /^521\d{10}$/.test(d)) d = `52${d.slice(3)}`;
+  if (rules.argentina && d.startsWith("54") && !d.startsWith("549")) {
+    // 54 + area (2–4 digits) + 15 + number: the 15 is a national mobile prefix, not part of the number.
+    const rest = d.slice(2);
+    const m = /^(\d{2,4})15(\d{6,8})$/.exec(rest);
+    d = m && (m[1]! + m[2]!).length === 10 ? `549${m[1]}${m[2]}` : rest.length === 10 ? `549${rest}` : d;
+  }
+  if (rules.brazil === "add" && /^55\d{2}[6-9]\d{7}$/.test(d)) d = `${d.slice(0, 4)}9${d.slice(4)}`;
+  if (rules.brazil === "remove" && /^55\d{2}9[6-9]\d{7}$/.test(d)) d = `${d.slice(0, 4)}${d.slice(5)}`;
+  return d;
+}
+
+const both: Capability = { kinds: "both" };
+export const appsCapabilities: Record<string, Capability> = {
+  "GET /apps": both,
+  "POST /apps": both,
+  "GET /apps/{appId}": both,
+  "PATCH /apps/{appId}": both,
+  "DELETE /apps/{appId}": both,
+};
