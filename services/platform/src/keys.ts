@@ -113,6 +113,8 @@ export function keys(prefix: string) {
     /** Group metadata per instance (HASH groupId → JSON) and the mark of a complete recent list. */
     groups: (instanceId: string) => `${prefix}grp:${instanceId}`,
     groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
+    /** The caller of an incoming call (STRING, 10 minutes): `POST /calls/{callId}/reject` without `from`. */
+    call: (instanceId: string, callId: string) => `${prefix}call:${instanceId}:${callId}`,
     /** The instance's apps (HASH appId → JSON, spec 2.10). */
     apps: (instanceId: string) => `${prefix}apps:${instanceId}`,
     /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */

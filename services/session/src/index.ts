@@ -5,5 +5,4 @@ export type { ProviderContext, ProviderEvent, ProviderFactory, ProviderSession }
 export { type SessionRole, startSessionRole } from "./role.ts";
 /** Providers the session pods can run. */
 export const AVAILABLE_PROVIDERS = ["sim", "baileys", "cloud"] as const;
-export { callKey } from "./events/calls.ts";
 export { type CloudChange, changesOf, processCloudChanges } from "./providers/cloud/index.ts";

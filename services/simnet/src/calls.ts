@@ -16,7 +16,7 @@ interface Call {
   callee: string;
   groupId: string | null;
   isVideo: boolean;
-  state: "ringing" | "accepted" | "rejected" | "cancelled";
+  state: "ringing" | "accepted" | "rejected" | "cancelled" | "missed";
   rejectedBy: "device" | null;
   at: number;
 }
@@ -91,10 +91,22 @@ function control(app: FastifyInstance, state: SimnetState): void {
     end(state, call, "accepted", "call.accepted", {});
     return call;
   });
+  // The callee rejects it on the phone: its other devices hear call.rejected by the phone.
+  app.post("/simnet/calls/:callId/reject", async (req) => {
+    const call = requireCall(state, parseBody(z.object({ callId: z.string() }), req.params).callId);
+    end(state, call, "rejected", "call.rejected", { by: "phone", reason: "rejected" });
+    return call;
+  });
   // The caller hangs up before it is answered.
   app.post("/simnet/calls/:callId/cancel", async (req) => {
     const call = requireCall(state, parseBody(z.object({ callId: z.string() }), req.params).callId);
     end(state, call, "cancelled", "call.rejected", { by: "caller", reason: "cancelled" });
+    return call;
+  });
+  // Nobody answers before the caller's phone gives up.
+  app.post("/simnet/calls/:callId/miss", async (req) => {
+    const call = requireCall(state, parseBody(z.object({ callId: z.string() }), req.params).callId);
+    end(state, call, "missed", "call.rejected", { by: "caller", reason: "missed" });
     return call;
   });
   app.get("/simnet/calls/:callId", async (req) =>

@@ -40,7 +40,10 @@ export const APP_CONFIGS = {
     .default({ mobileOne: "add" }),
   /** Argentina: `54 9` + area + number; a typed `15` after the area code is dropped. */
   "argentine-phone-numbers": z.object({ addNine: z.boolean().default(true) }).default({ addNine: true }),
-  /** Numbers typed without a country code get this one; a leading trunk `0` is dropped. */
+  /**
+   * Numbers typed without a country code get this one: a number with a trunk `0` (dropped), or of
+   * at most `nationalMaxDigits` digits; `00` + number is taken as international (`00` dropped).
+   */
   "phone-numbers": z.object({
     defaultCountryCode: z.string().regex(/^\d{1,3}$/, "defaultCountryCode: 1 a 3 dígitos"),
     /** Numbers with at most this many digits are taken as national (default 11). */
@@ -104,8 +107,11 @@ export const DEFAULT_NUMBER_RULES: NumberRules = {
  */
 export function applyNumberRules(digits: string, rules: NumberRules): string {
   let d = digits;
-  if (rules.defaultCountryCode && d.length <= rules.nationalMaxDigits) {
-    d = `${rules.defaultCountryCode}${d.replace(/^0+/, "")}`;
+  if (rules.defaultCountryCode) {
+    // `00` is the international call prefix; a single `0` the national trunk prefix.
+    if (d.startsWith("00")) d = d.slice(2);
+    else if (d.startsWith("0")) d = `${rules.defaultCountryCode}${d.slice(1)}`;
+    else if (d.length <= rules.nationalMaxDigits) d = `${rules.defaultCountryCode}${d}`;
   }
   if (rules.mexico === "add" && /^52\d{10}$/.test(d)) d = `521${d.slice(2)}`;
   if (rules.mexico === "remove" && /^521\d{10}$/.test(d)) d = `52${d.slice(3)}`;

@@ -4,10 +4,6 @@ import type { Logger, Platform } from "@gw/platform";
 /** How long a call's caller is remembered for `POST /calls/{callId}/reject` without `from`. */
 const CALL_MEMORY_S = 600;
 
-export function callKey(platform: Pick<Platform, "keys">, instanceId: string, callId: string): string {
-  return `${platform.keys.prefix}call:${instanceId}:${callId}`;
-}
-
 /**
  * An incoming call (`call.received`): its caller remembered a while, and the `calls` app applied —
  * rejected at once, optionally answered with a text (docs/apps.md).
@@ -25,7 +21,7 @@ export async function onIncomingCall(
   const id = typeof payload.id === "string" ? payload.id : null;
   const from = (payload.from as { id?: string } | null)?.id;
   if (!id || !from) return;
-  await platform.redis.set(callKey(platform, instance.id, id), from, "EX", CALL_MEMORY_S);
+  await platform.redis.set(platform.keys.call(instance.id, id), from, "EX", CALL_MEMORY_S);
   const app = await platform.apps.enabled(instance.id, "calls");
   const config = app?.config as { reject?: boolean; message?: string; groups?: boolean } | undefined;
   if (!config?.reject || (payload.isGroup === true && config.groups === false)) return;

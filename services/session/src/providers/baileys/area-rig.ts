@@ -35,7 +35,7 @@ export interface AreaRig {
 
 export interface AreaHarness {
   open(): Promise<AreaRig>;
-  /** Every binary node sent so far (iq and message stanzas). */
+  /** Every binary node sent so far (iq, message and call stanzas). */
   sentNodes(): Promise<BinaryNode[]>;
   /** Waits for the next query that `match`es, answers it with `reply`'s content, gives the query. */
   answer(
@@ -68,7 +68,7 @@ export async function areaHarness(): Promise<AreaHarness> {
         buf = buf.subarray(3 + len);
         try {
           const node = await decodeBinaryNode(data);
-          if (node.tag === "iq" || node.tag === "message") out.push(node);
+          if (node.tag === "iq" || node.tag === "message" || node.tag === "call") out.push(node);
         } catch {
           // the handshake's ClientHello
         }
