@@ -167,6 +167,9 @@ const EXPECTED: [string, string][] = [
   ]),
   // Calls (spec 4.14)
   ["/instances/{instanceId}/calls/{callId}/reject", "post"],
+  // Media (spec 4.14)
+  ["/instances/{instanceId}/media/convert/voice", "post"],
+  ["/instances/{instanceId}/media/convert/video", "post"],
   // Apps (spec 2.10)
   ["/instances/{instanceId}/apps", "get"],
   ["/instances/{instanceId}/apps", "post"],

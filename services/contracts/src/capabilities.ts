@@ -5,6 +5,7 @@ import { contactsCapabilities } from "./areas/contacts.ts";
 import { groupsCapabilities } from "./areas/groups.ts";
 import { labelsCapabilities } from "./areas/labels.ts";
 import { lidsCapabilities } from "./areas/lids.ts";
+import { mediaCapabilities } from "./areas/media.ts";
 import { presenceCapabilities } from "./areas/presence.ts";
 import { profileCapabilities } from "./areas/profile.ts";
 import { statusCapabilities } from "./areas/status.ts";
@@ -140,6 +141,7 @@ export const CAPABILITIES = {
   ...labelsCapabilities,
   ...appsCapabilities,
   ...lidsCapabilities,
+  ...mediaCapabilities,
   ...statusCapabilities,
   ...channelsCapabilities,
   ...groupsCapabilities,

@@ -8,6 +8,7 @@ export * from "./areas/contacts.ts";
 export * from "./areas/groups.ts";
 export * from "./areas/labels.ts";
 export * from "./areas/lids.ts";
+export * from "./areas/media.ts";
 export * from "./areas/presence.ts";
 export * from "./areas/profile.ts";
 export * from "./areas/status.ts";

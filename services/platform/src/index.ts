@@ -6,6 +6,7 @@ export * from "./cloud-credentials.ts";
 export * from "./cloud-inbox.ts";
 export * from "./cloud-windows.ts";
 export * from "./config.ts";
+export * from "./converted-media.ts";
 export * from "./delivery.ts";
 export * from "./events.ts";
 export * from "./group-store.ts";

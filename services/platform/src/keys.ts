@@ -115,6 +115,8 @@ export function keys(prefix: string) {
     groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
     /** The caller of an incoming call (STRING, 10 minutes): `POST /calls/{callId}/reject` without `from`. */
     call: (instanceId: string, callId: string) => `${prefix}call:${instanceId}:${callId}`,
+    /** A converted file kept for its signed link (HASH data/mimetype/filename, an hour; docs/media.md). */
+    converted: (instanceId: string, id: string) => `${prefix}cv:${instanceId}:${id}`,
     /** The instance's apps (HASH appId → JSON, spec 2.10). */
     apps: (instanceId: string) => `${prefix}apps:${instanceId}`,
     /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */

@@ -21,9 +21,9 @@ export class MediaLinks {
     return createHmac("sha256", this.secret).update(`${path}\n${exp}`).digest("base64url");
   }
 
-  /** `path` starts with `/v1/`. */
-  sign(path: string, now = Date.now()): string {
-    const exp = Math.floor(now / 1000) + MEDIA_LINK_TTL_S;
+  /** `path` starts with `/v1/`; valid `ttlS` seconds (24 h by default, spec 8). */
+  sign(path: string, now = Date.now(), ttlS = MEDIA_LINK_TTL_S): string {
+    const exp = Math.floor(now / 1000) + ttlS;
     return `${this.baseUrl.replace(/\/$/, "")}${path}?exp=${exp}&sig=${this.sig(path, exp)}`;
   }
 

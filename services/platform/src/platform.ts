@@ -6,6 +6,7 @@ import { CloudCredentialStore, cloudCredentialsKey } from "./cloud-credentials.t
 import { CloudInbox } from "./cloud-inbox.ts";
 import { ConversationWindows } from "./cloud-windows.ts";
 import type { Config } from "./config.ts";
+import { ConvertedMediaStore } from "./converted-media.ts";
 import { EventBus } from "./events.ts";
 import { GroupStore } from "./group-store.ts";
 import { IdentityMap } from "./identity.ts";
@@ -111,6 +112,7 @@ export async function createPlatform(config: Config) {
     cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
     groups: new GroupStore(redis, k),
     apps: new AppStore(redis, k, invalidations, config.INSTANCE_CACHE_MS),
+    converted: new ConvertedMediaStore(redis, k),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },

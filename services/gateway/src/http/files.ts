@@ -1,5 +1,5 @@
 import { normalizeChatId, parseMessageId } from "@gw/contracts";
-import type { Platform } from "@gw/platform";
+import { CONVERTED_ID_RE, type Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyReply } from "fastify";
 
@@ -47,8 +47,9 @@ async function downloaded(platform: Platform, sessions: SessionDirectory, instan
   return media;
 }
 
-function sendBytes(reply: FastifyReply, data: string, mimetype: string) {
-  const bytes = Buffer.from(data, "base64");
+/** `data`: the bytes, or their base64 (as messages and pictures are stored). */
+function sendBytes(reply: FastifyReply, data: Buffer | string, mimetype: string) {
+  const bytes = typeof data === "string" ? Buffer.from(data, "base64") : data;
   return reply
     .header("content-type", mimetype)
     .header("content-length", bytes.length)
@@ -58,7 +59,7 @@ function sendBytes(reply: FastifyReply, data: string, mimetype: string) {
 
 /**
  * Signed links (spec 2.11, 5.7): `GET /v1/files/<instanceId>/<messageId>.<ext>` (media of a
- * message) and `GET /v1/avatars/<instanceId>/<chatId>.jpg` (a picture), both with `?exp&sig`.
+ * message, or a kept conversion `cv_…`: docs/media.md) and `GET /v1/avatars/<instanceId>/<chatId>.jpg` (a picture), both with `?exp&sig`.
  * No token: the signature authorizes. Expired, tampered or unknown links, and contacts without
  * a visible picture, answer 404 alike. Bytes come from Redis (the message store, the picture
  * cache) or the instance's owner, so any replica serves any link.
@@ -70,7 +71,13 @@ export function registerSignedFiles(app: FastifyInstance, platform: Platform, se
     if (!platform.mediaLinks.verify(`/v1/files/${instanceId}/${file}`, exp, sig)) {
       return reply.code(404).send(notFoundBody);
     }
-    const ref = parseMessageId(FILE_RE.exec(file)?.[1] ?? "");
+    const name = FILE_RE.exec(file)?.[1] ?? "";
+    if (CONVERTED_ID_RE.test(name)) {
+      const converted = await platform.converted.get(instanceId, name);
+      if (!converted) return reply.code(404).send(notFoundBody);
+      return sendBytes(reply, converted.data, converted.mimetype);
+    }
+    const ref = parseMessageId(name);
     if (!ref) return reply.code(404).send(notFoundBody);
     const stored = await platform.messages.get(instanceId, ref.id);
     const media = stored && "media" in stored.content ? stored.content.media : undefined;

@@ -12,6 +12,7 @@ import { groupsRouter } from "./groups.ts";
 import { instanceRouter } from "./instance.ts";
 import { labelsRouter } from "./labels.ts";
 import { lidsRouter } from "./lids.ts";
+import { mediaRouter } from "./media.ts";
 import { messagesRouter } from "./messages.ts";
 import { presenceRouter } from "./presence.ts";
 import { profileRouter } from "./profile.ts";
@@ -39,6 +40,7 @@ export const appRouter = router({
     labelsRouter,
     appsRouter,
     lidsRouter,
+    mediaRouter,
     statusRouter,
     channelsRouter,
     groupsRouter,

@@ -1,0 +1,158 @@
+// Media conversion end to end (spec 4.14 "media"): audio to an OGG/Opus voice note, video to MP4,
+// answered inline or kept an hour behind a signed link that needs no token — real HTTP, Redis, ffmpeg.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Cluster, startCluster } from "../support/cluster.ts";
+import { expectError, expectJson } from "../support/e2e-helpers.ts";
+
+let c: Cluster;
+const a = { id: "", token: "" };
+let avi = Buffer.alloc(0);
+
+const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+  c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
+
+/** A mono 16-bit PCM WAV of a 440 Hz tone. */
+function wav(seconds: number, rate = 8000): Buffer {
+  const n = Math.round(seconds * rate);
+  const buf = Buffer.alloc(44 + n * 2);
+  buf.write("RIFF", 0);
+  buf.writeUInt32LE(36 + n * 2, 4);
+  buf.write("WAVEfmt ", 8);
+  buf.writeUInt32LE(16, 16);
+  buf.writeUInt16LE(1, 20);
+  buf.writeUInt16LE(1, 22);
+  buf.writeUInt32LE(rate, 24);
+  buf.writeUInt32LE(rate * 2, 28);
+  buf.writeUInt16LE(2, 32);
+  buf.writeUInt16LE(16, 34);
+  buf.write("data", 36);
+  buf.writeUInt32LE(n * 2, 40);
+  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), 44 + i * 2);
+  return buf;
+}
+
+type Converted = {
+  mimetype: string;
+  filename: string;
+  size: number;
+  seconds?: number;
+  data?: string;
+  url?: string;
+  expiresAt?: string;
+};
+
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), "media-convert-"));
+  try {
+    const out = join(dir, "v.avi");
+    const r = spawnSync("ffmpeg", [
+      "-hide_banner",
+      "-loglevel",
+      "error",
+      "-f",
+      "lavfi",
+      "-i",
+      "testsrc=duration=1:size=64x64:rate=10",
+      "-c:v",
+      "mpeg4",
+      "-y",
+      out,
+    ]);
+    if (r.status !== 0) throw new Error(`ffmpeg: ${r.stderr}`);
+    avi = readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  c = await startCluster();
+  Object.assign(a, await c.createInstance()); // never started: conversion needs no connection
+});
+afterAll(() => c?.close());
+
+describe("POST /media/convert/voice", () => {
+  it("answers the voice note inline: OGG/Opus with the duration the network shows", async () => {
+    const res = await api("/media/convert/voice", {
+      method: "POST",
+      json: { file: { data: wav(1.6).toString("base64"), mimetype: "audio/wav", filename: "recado.wav" } },
+    });
+    const out = await expectJson<Converted>(res);
+    expect(out).toMatchObject({ mimetype: "audio/ogg; codecs=opus", filename: "recado.ogg", seconds: 2 });
+    const bytes = Buffer.from(out.data!, "base64");
+    expect(bytes.subarray(0, 4).toString()).toBe("OggS");
+    expect(out.size).toBe(bytes.length);
+    expect(out.url).toBeUndefined();
+  });
+
+  it("output url: kept behind a signed link that needs no token; a tampered or foreign link is 404", async () => {
+    const res = await api("/media/convert/voice", {
+      method: "POST",
+      json: { file: { data: wav(1).toString("base64"), mimetype: "audio/wav" }, output: "url" },
+    });
+    const out = await expectJson<Converted>(res);
+    expect(out.data).toBeUndefined();
+    expect(out.url).toMatch(new RegExp(`/v1/files/${a.id}/cv_[0-9a-z]{26}\\.ogg\\?exp=\\d+&sig=`));
+    const expires = Date.parse(out.expiresAt!) - Date.now();
+    expect(expires).toBeGreaterThan(3_500_000);
+    expect(expires).toBeLessThanOrEqual(3_600_000);
+    const link = new URL(out.url!);
+    const got = await c.request(link.pathname + link.search);
+    expect(got.status).toBe(200);
+    expect(got.headers.get("content-type")).toBe("audio/ogg; codecs=opus");
+    const bytes = Buffer.from(await got.arrayBuffer());
+    expect(bytes.subarray(0, 4).toString()).toBe("OggS");
+    expect(bytes.length).toBe(out.size);
+    const tampered = `${link.pathname}${link.search.replace(/sig=./, "sig=A")}`;
+    expect((await c.request(tampered)).status).toBe(404);
+    const other = await c.createInstance();
+    const foreign = link.pathname.replace(a.id, other.id) + link.search;
+    expect((await c.request(foreign)).status).toBe(404);
+  });
+
+  it("refuses what it cannot convert and malformed bodies with the field named", async () => {
+    const junk = await api("/media/convert/voice", {
+      method: "POST",
+      json: { file: { data: Buffer.from("not audio at all").toString("base64"), mimetype: "audio/wav" } },
+    });
+    expect((await expectError(junk, 422, "validation_error")).error.details?.file).toMatch(/converter/);
+    const none = await expectError(
+      await api("/media/convert/voice", { method: "POST", json: {} }),
+      422,
+      "validation_error",
+    );
+    expect(none.error.details).toHaveProperty("file");
+    const output = await expectError(
+      await api("/media/convert/voice", {
+        method: "POST",
+        json: { file: { url: "https://x.example/a.wav" }, output: "link" },
+      }),
+      422,
+      "validation_error",
+    );
+    expect(output.error.details).toHaveProperty("output");
+  });
+});
+
+describe("POST /media/convert/video", () => {
+  it("turns an AVI into an MP4 that phones play", async () => {
+    const res = await api("/media/convert/video", {
+      method: "POST",
+      json: { file: { data: avi.toString("base64"), mimetype: "video/x-msvideo", filename: "clipe.avi" } },
+    });
+    const out = await expectJson<Converted>(res);
+    expect(out).toMatchObject({ mimetype: "video/mp4", filename: "clipe.mp4" });
+    expect(out.seconds).toBeUndefined();
+    expect(Buffer.from(out.data!, "base64").subarray(4, 8).toString()).toBe("ftyp");
+  });
+
+  it("works on official-gateway instances too (their voice notes must be OGG/Opus)", async () => {
+    const o = await c.createInstance({ kind: "official", provider: undefined });
+    const res = await c.as(o.token)(`/v1/instances/${o.id}/media/convert/voice`, {
+      method: "POST",
+      json: { file: { data: wav(1).toString("base64"), mimetype: "audio/wav" } },
+    });
+    expect((await expectJson<Converted>(res)).mimetype).toBe("audio/ogg; codecs=opus");
+  });
+});
