@@ -94,6 +94,17 @@ describe("hostile parameters (found by a schemathesis run)", () => {
     });
     const body = await expectError(big, 422, "validation_error");
     expect(body.error.details?.cursor).toBeDefined();
+    // Not a stream id at all (was a 500: the 64-bit check ran on text the pattern refused).
+    for (const cursor of ["null", "1-x", "-"]) {
+      const res = await gw.request(`/v1/instances/${id}/events?cursor=${cursor}`, { headers: tokenHeaders(token) });
+      expect((await expectError(res, 422, "validation_error")).error.details?.cursor).toBeDefined();
+    }
+  });
+
+  it("GET /admin/accounts with an offset past what the search answers is 422, not a 500", async () => {
+    const res = await gw.admin("GET", "/v1/admin/accounts?limit=100&offset=9007199254740990");
+    expect((await expectError(res, 422, "validation_error")).error.details?.offset).toBeDefined();
+    expect((await gw.admin("GET", "/v1/admin/accounts?offset=999500")).status).toBe(200);
   });
 
   it("a path parameter over the router's limit answers the spec's 400 body, not Fastify's 414", async () => {

@@ -225,7 +225,11 @@ export const eventsRouter = router({
           .string()
           .regex(/^\d{1,20}-\d{1,20}$/, "cursor inválido")
           // A stream id is two unsigned 64-bit numbers.
-          .refine((c) => c.split("-").every((n) => BigInt(n) <= 18_446_744_073_709_551_615n), "cursor inválido")
+          .refine(
+            // (zod runs every check: the pattern is asked again before BigInt sees the text)
+            (c) => /^\d{1,20}-\d{1,20}$/.test(c) && c.split("-").every((n) => BigInt(n) <= 18_446_744_073_709_551_615n),
+            "cursor inválido",
+          )
           .optional(),
       }),
     )

@@ -29,7 +29,8 @@ export const adminAccountsRouter = router({
     .input(
       z.object({
         limit: z.coerce.number().int().min(1).max(500).default(100),
-        offset: z.coerce.number().int().min(0).default(0),
+        // RediSearch answers at most 1,000,000 results of one query (MAXSEARCHRESULTS).
+        offset: z.coerce.number().int().min(0).max(999_500, "offset vai até 999500").default(0),
       }),
     )
     .output(z.object({ data: z.array(accountSchema), total: z.number().int() }))
