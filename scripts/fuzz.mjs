@@ -248,7 +248,8 @@ function runSchemathesis(bin, gw, name, { headers, include, exclude = [], params
     ...(report ? ["--report", "junit,ndjson", "--report-dir", join(dir, name)] : []),
   ];
   log(`${name}: schemathesis ${args.slice(3).join(" ")}`);
-  const r = spawnSync(bin, args, { stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
+  // Its own working directory: schemathesis keeps a cache (.schemathesis/) where it runs.
+  const r = spawnSync(bin, args, { cwd: dir, stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
   return r.status === 0;
 }
 
