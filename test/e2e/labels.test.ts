@@ -3,11 +3,18 @@
 // phone's own changes heard as events, in order, with the spec's field names; the palette kept
 // consistent; validation, 404s, a personal account's refusal, storage.labels, the 501 of official
 // instances.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { verify } from "@gw/webhook-verify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, ROOT } from "../support/e2e-helpers.ts";
+import { ADMIN_TOKEN } from "../support/gateway.ts";
+import { type Receiver, startReceiver } from "../support/receiver.ts";
 
 let c: Cluster;
+let rx: Receiver;
+let secret = "";
 const a = { id: "", token: "", phone: "5531963330001" }; // the business instance under test
 const p = { id: "", token: "", phone: "5531963330009" }; // a personal account
 const B = "5531963330002";
@@ -47,19 +54,31 @@ const mark = async () => (await labelEvents()).length;
 
 beforeAll(async () => {
   // Many calls a second: the per-instance rate limit is not what this file tests.
-  c = await startCluster({ env: { RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "1000" } });
+  c = await startCluster({
+    worker: { retryScheduleMs: [200] },
+    env: { RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "1000" },
+  });
+  rx = await startReceiver();
   for (const ph of [B, C]) await c.sim("POST", "/simnet/phones", { phone: ph });
   await c.sim("POST", "/simnet/phones", { phone: H, hidePhone: true });
   Object.assign(a, await c.createInstance());
   await c.as(a.token)(`/v1/instances/${a.id}/start`, { method: "POST" });
   await c.pair(a.id, a.phone);
+  const hook = await expectJson<{ secret: string }>(
+    await api("/webhooks", { method: "POST", json: { url: rx.url, events: LABEL_KINDS } }),
+    201,
+  );
+  secret = hook.secret;
   // A personal account: made so before it pairs (as `pnpm sim:pair … --personal` does).
   await expectJson(await c.sim("PUT", `/simnet/phones/${p.phone}/business`, { business: false }));
   Object.assign(p, await c.createInstance());
   await c.as(p.token)(`/v1/instances/${p.id}/start`, { method: "POST" });
   await c.pair(p.id, p.phone);
+}, 60_000);
+afterAll(async () => {
+  await rx?.close();
+  await c?.close();
 });
-afterAll(() => c?.close());
 
 let lead: Label; // created with color
 let vip: Label; // created with colorHex
@@ -335,6 +354,31 @@ describe("the instance and the account", () => {
     }
   });
 
+  it("pnpm sim:pair pairs a business account, or a personal one with --personal", async () => {
+    const pairWithScript = async (phoneNumber: string, extra: string[] = []) => {
+      const inst = await c.createInstance();
+      await c.as(inst.token)(`/v1/instances/${inst.id}/start`, { method: "POST" });
+      await c.waitForStatus(inst.id, "SCAN_QR_CODE");
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ["scripts/sim-pair.mjs", inst.id, phoneNumber, ...extra],
+        { cwd: ROOT, env: { ...process.env, SIMNET_URL: c.simnetUrl, ADMIN_TOKEN } },
+      );
+      await c.waitForStatus(inst.id, "WORKING");
+      return { ...inst, stdout };
+    };
+    const personal = await pairWithScript("5531963330011", ["--personal"]);
+    expect(personal.stdout).toMatch(/personal account/);
+    await expectError(await c.as(personal.token)(`/v1/instances/${personal.id}/labels`), 422, "network_rejected");
+    // A phone made personal before is a business account again when paired without the flag.
+    await expectJson(await c.sim("PUT", "/simnet/phones/5531963330012/business", { business: false }));
+    const business = await pairWithScript("5531963330012");
+    expect(business.stdout).toMatch(/business account/);
+    expect((await expectJson<Label[]>(await c.as(business.token)(`/v1/instances/${business.id}/labels`))).length).toBe(
+      5,
+    );
+  });
+
   it("instance_not_connected unless WORKING", async () => {
     const idle = await c.createInstance();
     const body = await expectError(
@@ -369,5 +413,23 @@ describe("the instance and the account", () => {
       501,
       "not_supported_by_provider",
     );
+  });
+});
+
+describe("webhooks", () => {
+  it("every label event reached the webhook signed, as the instance published it", async () => {
+    const published = (await c.events(a.id)).filter((e) => LABEL_KINDS.includes(e.event));
+    expect(published.length).toBeGreaterThan(20);
+    const got = await rx.waitFor((all) => published.every((e) => all.some((r) => r.envelope.id === e.id)), 20_000);
+    for (const e of published) {
+      const r = got.find((x) => x.envelope.id === e.id)!;
+      expect(verify({ secret, header: String(r.headers["x-service-signature"]), rawBody: r.rawBody })).toMatchObject({
+        ok: true,
+      });
+      expect(r.headers["x-service-event"]).toBe(e.event);
+      expect(r.envelope).toEqual(e);
+    }
+    // Only the kinds subscribed to.
+    expect(got.every((r) => LABEL_KINDS.includes(r.envelope.event))).toBe(true);
   });
 });
