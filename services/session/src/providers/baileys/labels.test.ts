@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ApiError } from "@gw/contracts";
+import { ApiError, labelsCapabilities, labelsOps } from "@gw/contracts";
 import {
   type BinaryNode,
   type ChatMutation,
@@ -126,6 +126,14 @@ async function learn(r: AreaRig, labels: { id: string; name: string; color: numb
 }
 
 describe("Baileys labels: operations build the app-state patches", () => {
+  it("serves every label operation of the contract (the capability table has no Baileys gap for labels)", async () => {
+    const r = await openRig();
+    const names = Object.keys(labelsOps);
+    expect(names).toHaveLength(7);
+    for (const name of names) expect(r.ops[name as keyof typeof labelsOps], name).toBeTypeOf("function");
+    for (const cap of Object.values(labelsCapabilities)) expect(cap).toEqual({ kinds: "standard" });
+  });
+
   it("create: a label_edit mutation with the next id and the color asked, then label.upsert", async () => {
     const r = await openRig();
     await learn(r, [{ id: "1", name: "Novo cliente", color: 0, predefinedId: "1" }]);
