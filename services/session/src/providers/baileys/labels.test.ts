@@ -291,6 +291,21 @@ describe("Baileys labels: operations build the app-state patches", () => {
     expect((await h.sentNodes()).length).toBe(before);
   });
 
+  it("before the phone shares the app-state key (just paired) a change is 503 with Retry-After, sending nothing", async () => {
+    const r = await openRig();
+    await learn(r, [{ id: "1", name: "A", color: 0 }]);
+    r.sock.authState.creds.myAppStateKeyId = undefined;
+    const before = (await h.sentNodes()).length;
+    const err = await r.ops["labels.create"]!({ name: "x" }).catch((e) => e);
+    expect(err).toMatchObject({ code: "network_unavailable", retryAfter: 5 });
+    await expect(r.ops["labels.update"]!({ id: "1", name: "y" })).rejects.toMatchObject({
+      code: "network_unavailable",
+    });
+    expect((await h.sentNodes()).length).toBe(before);
+    // Reads and a set that changes nothing need no key.
+    expect(await r.ops["labels.list"]!({})).toEqual([{ id: "1", name: "A", color: 0 }]);
+  });
+
   it("a personal account (its platform not the business app) is refused before any call; an unknown platform is let through", async () => {
     const r = await openRig("android");
     const before = (await h.sentNodes()).length;

@@ -70,6 +70,21 @@ export const baileysLabels: BaileysAreaModule = (area) => {
     return sock;
   };
 
+  /**
+   * Patches are encrypted with the account's app-state key, which the phone shares after pairing
+   * (Baileys fails with "App state key not present!" before): a short wait, not a refusal.
+   */
+  const canPatch = (sock: WASocket) => {
+    if (!sock.authState.creds.myAppStateKeyId) {
+      throw new ApiError(
+        "network_unavailable",
+        "O celular ainda não compartilhou a chave de sincronização desta conexão (logo após o pareamento); tente de novo em instantes.",
+        undefined,
+        5,
+      );
+    }
+  };
+
   const liveLabel = async (id: string, field = "labelId") => {
     const l = await book.get(id);
     if (!l) throw labelNotFound(id, field);
@@ -140,7 +155,7 @@ export const baileysLabels: BaileysAreaModule = (area) => {
     },
 
     "labels.create": async ({ name, color }) => {
-      await businessSocket();
+      canPatch(await businessSocket());
       const all = await book.all();
       const live = [...all.values()].filter((l) => !l.deleted);
       const label = {
@@ -153,7 +168,7 @@ export const baileysLabels: BaileysAreaModule = (area) => {
     },
 
     "labels.update": async ({ id, name, color }) => {
-      await businessSocket();
+      canPatch(await businessSocket());
       const before = await liveLabel(id);
       const label = { id, name, color: color ?? before.color };
       await sendEdit({ ...label, ...(before.predefinedId ? { predefinedId: before.predefinedId } : {}) });
@@ -161,7 +176,7 @@ export const baileysLabels: BaileysAreaModule = (area) => {
     },
 
     "labels.delete": async ({ id }) => {
-      await businessSocket();
+      canPatch(await businessSocket());
       const before = await liveLabel(id);
       await sendEdit({ id, name: before.name, color: before.color, deleted: true });
       return {};
@@ -176,21 +191,22 @@ export const baileysLabels: BaileysAreaModule = (area) => {
     },
 
     "labels.setChatLabels": async ({ chatId, labelIds }) => {
-      await businessSocket();
+      const sock = await businessSocket();
       const live = new Set((await book.live()).map((l) => l.id));
       const unknown = labelIds.filter((id) => !live.has(id));
       if (unknown.length > 0) throw labelNotFound(unknown.join(", "), "labels");
       // Associations with labels no longer known are not the chat's labels: left alone.
       const current = (await book.chatAssociations(chatId)).filter((a) => live.has(a.labelId));
       const jid = await chatJid(chatId, current[0]?.chatId ?? null);
+      const toAdd = labelIds.filter((id) => !current.some((a) => a.labelId === id));
+      const toRemove = current.filter((a) => !labelIds.includes(a.labelId));
+      if (toAdd.length + toRemove.length > 0) canPatch(sock);
       // The missing ones added in the order given, then the others removed (each in the form it was stored).
-      for (const id of labelIds) {
-        if (current.some((a) => a.labelId === id)) continue;
+      for (const id of toAdd) {
         await area.call("labels.tag", (s) => s.addChatLabel(jid, id));
         await inOrder(() => book.associate(id, toChatId(jid), true));
       }
-      for (const a of current) {
-        if (labelIds.includes(a.labelId)) continue;
+      for (const a of toRemove) {
         await area.call("labels.untag", (s) => s.removeChatLabel(toJid(a.chatId) ?? a.chatId, a.labelId));
         await inOrder(() => book.associate(a.labelId, a.chatId, false));
       }
