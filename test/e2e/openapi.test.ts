@@ -176,6 +176,14 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/apps/{appId}", "get"],
   ["/instances/{instanceId}/apps/{appId}", "patch"],
   ["/instances/{instanceId}/apps/{appId}", "delete"],
+  // Labels (spec 4.7)
+  ["/instances/{instanceId}/labels", "get"],
+  ["/instances/{instanceId}/labels", "post"],
+  ["/instances/{instanceId}/labels/chats/{chatId}", "get"],
+  ["/instances/{instanceId}/labels/chats/{chatId}", "put"],
+  ["/instances/{instanceId}/labels/{labelId}", "put"],
+  ["/instances/{instanceId}/labels/{labelId}", "delete"],
+  ["/instances/{instanceId}/labels/{labelId}/chats", "get"],
 ];
 
 let gw: TestGateway;

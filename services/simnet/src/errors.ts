@@ -5,6 +5,8 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   network_rejected: 403,
   restricted: 403,
+  /** A personal account asked for what only business accounts have (labels). */
+  not_business: 403,
   not_found: 404,
   not_on_network: 404,
   invalid_qr: 404,
