@@ -273,8 +273,26 @@ describe("publishing", () => {
       await expectError(await post("delete", { id: out.id }), 422, "network_rejected");
     });
 
+    it("without an id, the newest post still on the network (spec: nothing required)", async () => {
+      const out = await publish("text", { contacts: [B], text: "o último", backgroundColor: "#FFFFFF", font: 1 });
+      const res = await expectJson<Obj>(await post("delete", {}));
+      expect(res).toMatchObject({ id: out.id, status: "deleted", audienceSize: 1 });
+      await until(async () => (await feed(B)).find((s) => s.id === netId(out.id))?.deleted, "deleted in B's feed");
+      // Then the older ones, never one already deleted, until none is left: 404.
+      const seen = new Set([out.id]);
+      for (let i = 0; ; i++) {
+        const next = await post("delete", {});
+        if (next.status === 404) break;
+        const body = (await next.json()) as Obj;
+        expect(next.status, JSON.stringify(body)).toBe(200);
+        expect(seen.has(body.id)).toBe(false);
+        seen.add(body.id);
+        expect(i).toBeLessThan(20);
+      }
+      await expectError(await post("delete", {}), 404, "not_found");
+    });
+
     it("validation and 404s", async () => {
-      expect((await expectError(await post("delete", {}), 422, "validation_error")).error.details).toHaveProperty("id");
       const other = await expectError(await post("delete", { id: `true_${B}@c.us_3EB0AAAA` }), 422, "validation_error");
       expect(other.error.details).toHaveProperty("id");
       await expectError(await post("delete", { id: "3EB0NOTAPOST0000" }), 404, "not_found");

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 import { ApiError } from "./errors.ts";
 
 /**
@@ -30,19 +31,29 @@ export function normalizePersonId(raw: string): string | null {
 const chatIdMessage = "chatId inválido: use o número com DDI e DDD, ou um id @c.us, @lid, @g.us, @newsletter";
 
 /** A chat id field: normalized, or a validation error on the field. */
-export const chatIdSchema = z.string().transform((raw, ctx) => {
-  const id = normalizeChatId(raw);
-  if (!id) {
-    ctx.addIssue({ code: "custom", message: chatIdMessage });
-    return z.NEVER;
-  }
-  return id;
-});
+export const chatIdSchema = documented(
+  z.string().transform((raw, ctx) => {
+    const id = normalizeChatId(raw);
+    if (!id) {
+      ctx.addIssue({ code: "custom", message: chatIdMessage });
+      return z.NEVER;
+    }
+    return id;
+  }),
+  { pattern: DOC_PATTERNS.chat },
+  { description: "Number with country and area code, or a JID" },
+);
 
 /** The request fields that name a chat: `chatId`, or its alias `phone` (spec 1 rule 1). */
 export const chatFields = {
-  chatId: z.string().max(200).optional().meta({ description: "Number with country and area code, or a JID" }),
-  phone: z.string().max(200).optional().meta({ description: "Alias of chatId" }),
+  chatId: documented(
+    z.string().max(200).optional(),
+    { pattern: DOC_PATTERNS.chat },
+    {
+      description: "Number with country and area code, or a JID (`@c.us`, `@lid`, `@g.us`, `@newsletter`, `@bsuid`)",
+    },
+  ),
+  phone: documented(z.string().max(200).optional(), { pattern: DOC_PATTERNS.chat }, { description: "Alias of chatId" }),
 };
 
 /**

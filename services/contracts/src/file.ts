@@ -1,7 +1,11 @@
 import { z } from "zod";
+import { documented } from "./doc-patterns.ts";
 
-/** Spec 2.5: exactly one of `url` / `data`; `mimetype` required with `data`. */
-export const fileSchema = z
+/** The one-of rule of a file object, as the document states it. */
+export const FILE_ONE_OF = { oneOf: [{ required: ["url"] }, { required: ["data", "mimetype"] }] };
+
+/** Spec 2.5: exactly one of `url` / `data`; `mimetype` required with `data` (undocumented: build on it). */
+export const fileObject = z
   .object(
     {
       url: z.string().min(1).max(4096).optional().meta({ description: "public http/https address" }),
@@ -19,5 +23,6 @@ export const fileSchema = z
       ctx.addIssue({ code: "custom", message: "file.mimetype é obrigatório com file.data", path: ["mimetype"] });
     }
   })
-  .meta({ id: "File", description: "Spec 2.5: exactly one of url or data; mimetype required with data" });
+  .meta({ description: "Spec 2.5: exactly one of url or data; mimetype required with data" });
+export const fileSchema = documented(fileObject, FILE_ONE_OF, { id: "File" });
 export type FileObject = z.infer<typeof fileSchema>;

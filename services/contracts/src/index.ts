@@ -16,6 +16,7 @@ export * from "./areas/templates.ts";
 export * from "./capabilities.ts";
 export * from "./chat-id.ts";
 export * from "./cloud.ts";
+export * from "./doc-patterns.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./file.ts";

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { chatFields } from "./chat-id.ts";
-import { fileSchema } from "./file.ts";
+import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
+import { FILE_ONE_OF, fileObject, fileSchema } from "./file.ts";
 import { buttonsSendFields, templateSendSchema } from "./official-send.ts";
 
 /**
@@ -15,11 +16,11 @@ import { buttonsSendFields, templateSendSchema } from "./official-send.ts";
 export const MESSAGE_KEY_RE = /^[A-Za-z0-9-]{4,64}$/;
 
 const messageRef = (what: string) =>
-  z
-    .string(`informe ${what}`)
-    .min(1, `informe ${what}`)
-    .max(400)
-    .meta({ description: "A message id as the API gives it (`{fromMe}_{chatId}_{id}`), or the bare network id" });
+  documented(
+    z.string(`informe ${what}`).min(1, `informe ${what}`).max(400),
+    { pattern: DOC_PATTERNS.message },
+    { description: "A message id as the API gives it (`{fromMe}_{chatId}_{id}`), or the bare network id" },
+  );
 
 export const sendCommonFields = {
   ...chatFields,
@@ -37,7 +38,10 @@ export const sendCommonFields = {
     .meta({ description: "Seconds of typing indicator before this send (0–15); implies the queue" }),
   reply_to: messageRef("o id da mensagem a responder").optional().meta({ description: "Message id to quote" }),
   mentions: z
-    .array(z.string().min(1).max(200), "mentions deve ser uma lista de números ou ids")
+    .array(
+      documented(z.string().min(1).max(200), { pattern: `^(all|${DOC_PATTERNS.person.slice(2, -2)})$` }),
+      "mentions deve ser uma lista de números ou ids",
+    )
     .max(1024)
     .optional()
     .meta({ description: 'Numbers or chat ids to mention; `["all"]` mentions every participant of a group' }),
@@ -62,10 +66,13 @@ export const sendBodies = {
   image: z.object({ ...sendCommonFields, file: fileSchema, caption }),
   file: z.object({
     ...sendCommonFields,
-    file: fileSchema.refine((f) => f.filename !== undefined, {
-      message: "file.filename é obrigatório em documentos",
-      path: ["filename"],
-    }),
+    file: documented(
+      fileObject.refine((f) => f.filename !== undefined, {
+        message: "file.filename é obrigatório em documentos",
+        path: ["filename"],
+      }),
+      { ...FILE_ONE_OF, required: ["filename"] },
+    ),
     caption,
   }),
   voice: z.object({
@@ -133,7 +140,8 @@ export const sendBodies = {
           .array(z.string().min(1).max(100), "informe poll.options")
           .min(2, "a enquete precisa de 2 a 12 opções")
           .max(12, "a enquete precisa de 2 a 12 opções")
-          .refine((o) => new Set(o).size === o.length, "as opções da enquete devem ser diferentes"),
+          .refine((o) => new Set(o).size === o.length, "as opções da enquete devem ser diferentes")
+          .meta({ override: { uniqueItems: true } }),
         multipleAnswers: z.boolean("informe poll.multipleAnswers"),
       },
       "informe poll { name, options, multipleAnswers }",
@@ -211,7 +219,7 @@ export const seenBody = z.object({
   ...chatFields,
   messageId: messageRef("messageId").optional(),
   messageIds: z.array(messageRef("messageIds")).max(1000).optional(),
-  participant: z.string().max(200).optional(),
+  participant: documented(z.string().max(200).optional(), { pattern: DOC_PATTERNS.person }),
 });
 export type SeenBody = z.infer<typeof seenBody>;
 

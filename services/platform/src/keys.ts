@@ -113,6 +113,10 @@ export function keys(prefix: string) {
     /** Group metadata per instance (HASH groupId → JSON) and the mark of a complete recent list. */
     groups: (instanceId: string) => `${prefix}grp:${instanceId}`,
     groupsListed: (instanceId: string) => `${prefix}grp:${instanceId}:listed`,
+    /** Who got a status post (STRING JSON, 7 days: its deletion goes to the same people). */
+    statusAudience: (instanceId: string, networkId: string) => `${prefix}status:aud:${instanceId}:${networkId}`,
+    /** The instance's status posts of the last 24 h (ZSET network id → posted at ms): deletion without `id`. */
+    statusPosts: (instanceId: string) => `${prefix}status:posts:${instanceId}`,
     /** The caller of an incoming call (STRING, 10 minutes): `POST /calls/{callId}/reject` without `from`. */
     call: (instanceId: string, callId: string) => `${prefix}call:${instanceId}:${callId}`,
     /** A converted file kept for its signed link (HASH data/mimetype/filename, an hour; docs/media.md). */

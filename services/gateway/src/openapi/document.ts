@@ -160,7 +160,9 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
         required?: boolean;
         content: Record<string, { schema: { required?: string[] } }>;
       };
-      body.required = (body.content["application/json"]?.schema.required?.length ?? 0) > 0;
+      const schema = body.content["application/json"]?.schema;
+      if (schema && meta.bodyRules) Object.assign(schema, meta.bodyRules);
+      body.required = (schema?.required?.length ?? 0) > 0 || meta.bodyRules !== undefined;
       const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
       op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
     }

@@ -57,7 +57,7 @@ const chatSort = z
   .transform((v): ChatSort => (v === "name" || v === "id" ? v : "lastMessageAt"));
 
 const chatIdPath = z.object({
-  chatId: chatIdSchema.meta({ description: "Number with country and area code, or a JID" }),
+  chatId: chatIdSchema,
 });
 
 const messageIdPath = z

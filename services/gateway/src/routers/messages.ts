@@ -1,5 +1,6 @@
 import {
   ApiError,
+  CHAT_REQUIRED,
   chatOf,
   type ErrorCode,
   formatMessageId,
@@ -163,6 +164,8 @@ function sendProcedure<R extends SendRoute>(route: R) {
         successStatus: 201,
         queueable: true,
         bodyLimit: FILE_ROUTES.has(route) ? "file" : "json",
+        // Every send but the vote names its chat (`chatId`, or its alias `phone`).
+        ...(route === "poll/vote" ? {} : { bodyRules: CHAT_REQUIRED }),
         errors: SEND_ERRORS,
         openapi: {
           method: "POST",

@@ -76,19 +76,36 @@ async function defaultAudience(ctx: Ctx): Promise<string[]> {
   return out.slice(0, STATUS_AUDIENCE_MAX);
 }
 
-/** Who got a post, kept as long as the post can be named (its deletion goes to the same people). */
-const audienceKey = (ctx: Ctx, networkId: string) =>
-  `${ctx.platform.keys.prefix}status:aud:${ctx.instance.id}:${networkId}`;
+/** A status post stays on the network 24 hours. */
+const STATUS_LIFETIME_MS = 24 * 3_600_000;
 
-async function rememberAudience(ctx: Ctx, networkId: string, audience: string[]): Promise<void> {
+/**
+ * What a post leaves behind: who got it, kept as long as the post can be named (its deletion goes
+ * to the same people), and its place among the instance's live posts (deletion without `id`).
+ */
+async function rememberPost(ctx: Ctx, networkId: string, audience: string[]): Promise<void> {
+  const k = ctx.platform.keys;
+  const now = Date.now();
   await ctx.platform.redis
-    .set(audienceKey(ctx, networkId), JSON.stringify(audience), "PX", MESSAGE_KEEP_MS)
-    .catch((err: unknown) => ctx.log.warn({ err }, "keeping a status audience failed"));
+    .multi()
+    .set(k.statusAudience(ctx.instance.id, networkId), JSON.stringify(audience), "PX", MESSAGE_KEEP_MS)
+    .zadd(k.statusPosts(ctx.instance.id), now, networkId)
+    .zremrangebyscore(k.statusPosts(ctx.instance.id), "-inf", now - STATUS_LIFETIME_MS)
+    .pexpire(k.statusPosts(ctx.instance.id), STATUS_LIFETIME_MS)
+    .exec()
+    .catch((err: unknown) => ctx.log.warn({ err }, "keeping a status post failed"));
 }
 
 async function recalledAudience(ctx: Ctx, networkId: string): Promise<string[] | null> {
-  const raw = await ctx.platform.redis.get(audienceKey(ctx, networkId));
+  const raw = await ctx.platform.redis.get(ctx.platform.keys.statusAudience(ctx.instance.id, networkId));
   return raw ? (JSON.parse(raw) as string[]) : null;
+}
+
+/** The newest post of the instance still on the network, if any. */
+async function newestLivePost(ctx: Ctx): Promise<string | null> {
+  const key = ctx.platform.keys.statusPosts(ctx.instance.id);
+  const [id] = await ctx.platform.redis.zrevrangebyscore(key, "+inf", Date.now() - STATUS_LIFETIME_MS, "LIMIT", 0, 1);
+  return id ?? null;
 }
 
 // --- media ---------------------------------------------------------------------------------------
@@ -183,7 +200,7 @@ async function publish(
   const refund = await ctx.sending.trial.take(ctx.instance);
   try {
     const result = await owner.send(ctx.instance.id, STATUS_CHAT_ID, content, options);
-    await rememberAudience(ctx, result.id, audience);
+    await rememberPost(ctx, result.id, audience);
     return {
       chatId: STATUS_CHAT_ID,
       id: formatMessageId({ fromMe: true, chatId: STATUS_CHAT_ID, id: result.id }),
@@ -240,20 +257,20 @@ export const statusRouter = router({
         tags,
         summary: "Delete a status post for everyone who got it",
         description:
-          "`id`: the post's id as its publication answered (required: without it nothing says which post). " +
-          "Without `contacts`, the deletion goes to the post's own audience. Announced as `message.revoked` " +
-          "with `chatId` `status@broadcast`.",
+          "`id`: the post's id as its publication answered; without it, the instance's newest post still on " +
+          "the network (posts last 24 h; `404` when there is none). Without `contacts`, the deletion goes to " +
+          "the post's own audience. Announced as `message.revoked` with `chatId` `status@broadcast`.",
       },
     })
     .input(statusBodies.delete)
     .output(statusDeleteResponseSchema)
     .mutation(async ({ ctx, input }) => {
-      if (!input.id) throw invalid("id", "informe o id do status a apagar");
-      const ref = parseMessageId(input.id);
+      const ref = input.id ? parseMessageId(input.id) : null;
       if (ref && ref.chatId !== STATUS_CHAT_ID) throw invalid("id", "este id não é de um status");
-      const networkId = ref?.id ?? input.id;
-      if (!/^[A-Za-z0-9-]{4,128}$/.test(networkId)) throw invalid("id", "id de status inválido");
       const owner = await connectedOwner(ctx);
+      const networkId = ref?.id ?? input.id ?? (await newestLivePost(ctx));
+      if (!networkId) throw new ApiError("not_found", "Nenhum status desta instância está no ar (duram 24 h).");
+      if (!/^[A-Za-z0-9-]{4,128}$/.test(networkId)) throw invalid("id", "id de status inválido");
       const stored = await ctx.platform.messages.get(ctx.instance.id, networkId);
       if (!stored || stored.chatId !== STATUS_CHAT_ID || !stored.fromMe) {
         throw new ApiError("not_found", "Status não encontrado: só se apagam status publicados por esta instância.");
@@ -265,6 +282,7 @@ export const statusRouter = router({
         { type: "revoke", targetId: networkId },
         { status: { audience } },
       );
+      await ctx.platform.redis.zrem(ctx.platform.keys.statusPosts(ctx.instance.id), networkId);
       return {
         chatId: STATUS_CHAT_ID,
         id: formatMessageId({ fromMe: true, chatId: STATUS_CHAT_ID, id: networkId }),

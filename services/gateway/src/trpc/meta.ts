@@ -16,6 +16,12 @@ export type Meta = OpenApiMeta<{
   bodyLimit?: "json" | "file";
   /** A send route: 202 with the queue item when queued; X-Queue and Idempotency-Key headers. */
   queueable?: boolean;
+  /**
+   * Rules across the body's fields, as JSON Schema merged into the documented request body
+   * (e.g. `anyOf` required `chatId` or `phone`): trpc-to-openapi builds the body from the input's
+   * shape, so rules on the input object itself would not reach the document.
+   */
+  bodyRules?: Record<string, unknown>;
   /** The route works on instances that are not provisioned or not paid (GET / to see why). */
   allowInactive?: boolean;
 }>;
