@@ -37,6 +37,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureKubernetesValidate, KUBERNETES_VALIDATE, validateManifests } from "./kube-validate.mjs";
+import { promqlError, promqlParser } from "./promql-lint.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const HELM_DIR = join(ROOT, ".local", "tools", "helm");
@@ -190,7 +191,7 @@ function exportedMetrics() {
   return names;
 }
 
-function main() {
+async function main() {
   const helm = ensureHelm();
   // Keep Helm's own config, cache and data under .local, away from $HOME.
   const env = {
@@ -683,12 +684,17 @@ function main() {
     return `${objs.length} objects: ${objs.join(", ")}`;
   });
 
-  check("PrometheusRule expressions name only metrics the services export", () => {
+  const promql = await promqlParser();
+  check("PrometheusRule expressions parse as PromQL and name only metrics the services export", () => {
     const exported = exportedMetrics();
     const rule = doc(full, "PrometheusRule/gw-gateway");
     const alerts = [...rule.matchAll(/- alert: (\w+)\n\s+expr: (?:>-\n)?([\s\S]*?)\n\s+for:/g)];
     const own = alerts.filter(([, name]) => name !== "GatewayWorkerRestarting"); // full-values' additionalRules
     if (own.length !== 7) throw new Error(`expected the chart's 7 alerts, found ${own.map((a) => a[1])}`);
+    for (const [, name, expr] of alerts) {
+      const error = promqlError(promql, expr.replace(/\s+/g, " "));
+      if (error) throw new Error(`${name}: ${error}`);
+    }
     for (const [, name, expr] of own) {
       const names = [...expr.replace(/"[^"]*"/g, '""').matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)].map((m) => m[1]);
       if (names.length === 0) throw new Error(`${name}: no metric selector in ${expr}`);
@@ -742,7 +748,7 @@ function main() {
 }
 
 try {
-  main();
+  await main();
 } catch (err) {
   log(err.message);
   process.exit(1);
