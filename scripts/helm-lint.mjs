@@ -584,6 +584,22 @@ async function main() {
     /networkPolicy\.egress: Must validate "then"|backends/,
   );
 
+  check("NetworkPolicies without metricsFrom: nothing may reach the worker, egress left open", () => {
+    const out = must(
+      h(["template", "gw", CHART, ...sets(REQUIRED), "--set", "networkPolicy.enabled=true"]),
+      "helm template",
+    ).stdout;
+    expectAll(doc(out, "NetworkPolicy/gw-gateway-worker"), "worker NetworkPolicy", [/^ {2}ingress: \[\]\n/m]);
+    for (const role of ["gateway", "session", "worker"]) {
+      expectNone(doc(out, `NetworkPolicy/gw-gateway-${role}`), `${role} NetworkPolicy`, [/Egress/, /egress:/]);
+    }
+    // The public port stays open to anyone without publicFrom.
+    expectAll(doc(out, "NetworkPolicy/gw-gateway-gateway"), "gateway NetworkPolicy", [
+      /- port: public\n\s+protocol: TCP\n\s+# Internal/,
+    ]);
+    return "worker ingress: [], no egress rules";
+  });
+
   // --- The schema and the chart cover exactly the variables config.ts reads.
   check("values.schema.json config keys + the chart's own variables = config.ts", () => {
     const configTs = readFileSync(join(ROOT, "services/platform/src/config.ts"), "utf8");
@@ -732,7 +748,9 @@ async function main() {
   log(`kubernetes-validate ${KUBERNETES_VALIDATE.spec.split("==")[1]}`);
   validate("defaults", sets(REQUIRED));
   validate("ci/full-values.yaml", ["-f", FULL_VALUES]);
-  validate("secrets.existingSecret, no autoscaling, no session role", [
+  validate("secrets.existingSecret, no autoscaling, no session role, NetworkPolicies without metricsFrom", [
+    "--set",
+    "networkPolicy.enabled=true",
     "--set",
     "secrets.existingSecret=gw-secrets",
     "--set",
