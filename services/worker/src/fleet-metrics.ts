@@ -15,6 +15,10 @@ export interface FleetState {
   queuePending: number;
   /** Event-stream entries the dispatchers have not finished: not yet read plus read and not acknowledged. */
   eventBacklog: number;
+  /** Session pods with a fresh heartbeat, the connections they may hold, and those they hold. */
+  sessionPods: number;
+  sessionCapacity: number;
+  sessionHeld: number;
 }
 
 async function countMissing(platform: Platform, ids: string[]): Promise<number> {
@@ -69,18 +73,49 @@ async function eventBacklog(platform: Platform): Promise<number> {
   return total;
 }
 
+/**
+ * The live session pods' capacity and load, as their heartbeats left them (read only: unlike
+ * Leases.livePods, expired heartbeats are skipped, not removed).
+ */
+async function sessionPods(platform: Platform): Promise<{ pods: number; capacity: number; held: number }> {
+  const ids = await platform.redis.zrangebyscore(platform.keys.pods, Date.now(), "+inf");
+  const pipe = platform.redis.pipeline();
+  for (const id of ids) pipe.hmget(platform.keys.pod(id), "capacity", "load");
+  let capacity = 0;
+  let held = 0;
+  let pods = 0;
+  for (const [err, fields] of ids.length ? ((await pipe.exec()) ?? []) : []) {
+    if (err) throw err;
+    const [cap, load] = fields as (string | null)[];
+    if (cap === null) continue; // heartbeat hash already expired
+    pods++;
+    capacity += Number(cap);
+    held += Number(load ?? 0);
+  }
+  return { pods, capacity, held };
+}
+
 /** One read of the fleet's state in Redis (a few pipelined round trips). */
 export async function readFleetState(platform: Platform): Promise<FleetState> {
   const [running, active] = await Promise.all([
     platform.redis.smembers(platform.keys.running),
     platform.redis.smembers(platform.keys.queueActive),
   ]);
-  const [withoutOwner, queuePending, backlog] = await Promise.all([
+  const [withoutOwner, queuePending, backlog, session] = await Promise.all([
     countMissing(platform, running),
     sumPending(platform, active),
     eventBacklog(platform),
+    sessionPods(platform),
   ]);
-  return { running: running.length, withoutOwner, queuePending, eventBacklog: backlog };
+  return {
+    running: running.length,
+    withoutOwner,
+    queuePending,
+    eventBacklog: backlog,
+    sessionPods: session.pods,
+    sessionCapacity: session.capacity,
+    sessionHeld: session.held,
+  };
 }
 
 /**
@@ -91,7 +126,7 @@ export async function readFleetState(platform: Platform): Promise<FleetState> {
  */
 export function registerFleetMetrics(registry: Registry, platform: Platform, maxAgeMs = 5_000) {
   let last: { at: number; state: Promise<FleetState> } | undefined;
-  // The four gauges collect together: one Redis read serves a scrape, however many ask.
+  // The gauges collect together: one Redis read serves a scrape, however many ask.
   const state = () => {
     if (!last || Date.now() - last.at > maxAgeMs) last = { at: Date.now(), state: readFleetState(platform) };
     const current = last;
@@ -129,6 +164,17 @@ export function registerFleetMetrics(registry: Registry, platform: Platform, max
       "gateway_event_backlog_entries",
       "Event-stream entries the webhook dispatchers have not finished (unread plus unacknowledged), all shards",
       (s) => s.eventBacklog,
+    ),
+    sessionPods: gauge("gateway_session_pods", "Session pods with a fresh heartbeat", (s) => s.sessionPods),
+    sessionCapacity: gauge(
+      "gateway_session_capacity_connections",
+      "Connections the live session pods may hold (sum of their SESSION_CAPACITY)",
+      (s) => s.sessionCapacity,
+    ),
+    sessionHeld: gauge(
+      "gateway_session_held_connections",
+      "Connections the live session pods hold (as of their last heartbeat)",
+      (s) => s.sessionHeld,
     ),
   };
 }

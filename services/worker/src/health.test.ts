@@ -102,7 +102,7 @@ describe("liveness", () => {
 });
 
 describe("fleet gauges", () => {
-  it("counts running instances without a lease owner, pending queue items and the event backlog", async () => {
+  it("counts running instances without a lease owner, pending queue items, the event backlog and the session pods' capacity", async () => {
     const { redis, keys: k } = platform;
     // Five running instances; two are held by a pod, three have no owner.
     await redis.sadd(k.running, "iflt1", "iflt2", "iflt3", "iflt4", "iflt5");
@@ -118,8 +118,17 @@ describe("fleet gauges", () => {
     for (let i = 0; i < 4; i++) await redis.xadd(stream, "*", "n", String(i));
     await redis.xreadgroup("GROUP", DISPATCH_GROUP, "c1", "COUNT", 1, "STREAMS", stream, ">");
 
+    // Two live session pods (capacity 100 and 50, holding 2 and 0) and one whose heartbeat expired.
+    await platform.leases.heartbeat({ podId: "pod-a", url: "http://a", capacity: 100, load: 2 });
+    await platform.leases.heartbeat({ podId: "pod-b", url: "http://b", capacity: 50, load: 0 });
+    await redis.zadd(k.pods, Date.now() - 1_000, "pod-gone");
+    await redis.hset(k.pod("pod-gone"), { url: "http://gone", capacity: "70", load: "9" });
+
     const { get } = await serve();
     const text = (await get("/metrics")).text;
+    expect(value(text, "gateway_session_pods")).toBe(2);
+    expect(value(text, "gateway_session_capacity_connections")).toBe(150);
+    expect(value(text, "gateway_session_held_connections")).toBe(2);
     expect(value(text, "gateway_instances_running")).toBe(5);
     expect(value(text, "gateway_instances_without_owner")).toBe(3);
     expect(value(text, "gateway_send_queue_pending_items")).toBe(5);
