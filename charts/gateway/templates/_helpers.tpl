@@ -97,7 +97,7 @@ Environment variables the chart sets itself (per role, from the role's values bl
 the Secret); they may not appear in .Values.config.
 */}}
 {{- define "gw.reservedEnv" -}}
-ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET WEBHOOK_SECRET_KEY AUTH_STATE_KEY SMTP_URL POD_ID SESSION_HOST SESSION_PORT SESSION_ADVERTISE_URL SESSION_CAPACITY LEASE_TTL_MS DISPATCH_CONCURRENCY DISPATCH_CLAIM_IDLE_MS SMTP_FROM
+ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET WEBHOOK_SECRET_KEY AUTH_STATE_KEY SMTP_URL MEDIA_LINK_SECRET CLOUD_CREDENTIALS_KEY CLOUD_WEBHOOK_VERIFY_TOKEN POD_ID SESSION_HOST SESSION_PORT SESSION_ADVERTISE_URL SESSION_CAPACITY LEASE_TTL_MS WORKER_HOST WORKER_PORT DISPATCH_CONCURRENCY DISPATCH_CLAIM_IDLE_MS SMTP_FROM
 {{- end }}
 
 {{/* A config value as an env string: whole floats (YAML numbers) without exponent. */}}
@@ -179,76 +179,85 @@ to SIGKILL. Takes (dict "root" $ "role" "…" "values" <role values>).
 {{- end }}
 {{- end }}
 
-{{/* preStop sleep of a role's container. Takes (dict "root" $ "values" <role values>). */}}
+{{/*
+preStop sleep of a role's container: the native `sleep` action (on by default since Kubernetes
+1.30; the chart needs 1.31), so the image needs no `sleep` binary. Takes (dict "root" $ "values" <role values>).
+*/}}
 {{- define "gw.lifecycle" -}}
 {{- $s := int64 (default 0 .values.preStopSleepSeconds) }}
 {{- if gt $s 0 }}
 lifecycle:
   preStop:
-    {{- if semverCompare ">=1.30.0-0" .root.Capabilities.KubeVersion.Version }}
     sleep:
       seconds: {{ $s }}
-    {{- else }}
-    exec:
-      command: ["sleep", "{{ $s }}"]
-    {{- end }}
 {{- end }}
-{{- end }}
-
-{{/* ADMIN_TOKEN, INTERNAL_SECRET, WEBHOOK_SECRET_KEY (and REDIS_URL when asked) from the Secret. */}}
-{{- define "gw.secretEnv" -}}
-{{- $name := include "gw.secretName" . }}
-{{- $keys := .Values.secrets.keys }}
-- name: ADMIN_TOKEN
-  valueFrom:
-    secretKeyRef:
-      name: {{ $name }}
-      key: {{ $keys.adminToken }}
-- name: INTERNAL_SECRET
-  valueFrom:
-    secretKeyRef:
-      name: {{ $name }}
-      key: {{ $keys.internalSecret }}
-- name: WEBHOOK_SECRET_KEY
-  valueFrom:
-    secretKeyRef:
-      name: {{ $name }}
-      key: {{ $keys.webhookSecretKey }}
-{{- if .Values.secrets.redisUrlFromSecret }}
-- name: REDIS_URL
-  valueFrom:
-    secretKeyRef:
-      name: {{ $name }}
-      key: {{ $keys.redisUrl }}
-{{- end }}
-{{- end }}
-
-{{/* AUTH_STATE_KEY from the Secret (the session role). */}}
-{{- define "gw.authStateKeyEnv" -}}
-- name: AUTH_STATE_KEY
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "gw.secretName" . }}
-      key: {{ .Values.secrets.keys.authStateKey }}
 {{- end }}
 
 {{/*
-SMTP_URL from the Secret (the worker role). Optional: when the Secret has no such key the
-variable stays unset and no e-mail is sent.
+Where a secret comes from: secrets.refs.<name> ({name, key}) when given, else
+secrets.existingSecret or the chart's own Secret under secrets.keys.<name>.
+Takes (dict "root" $ "name" "<secrets key>" "optional" bool). Renders a secretKeyRef's body.
 */}}
-{{- define "gw.smtpUrlEnv" -}}
-- name: SMTP_URL
+{{- define "gw.secretKeyRef" -}}
+{{- $s := .root.Values.secrets }}
+{{- $ref := get (default (dict) $s.refs) .name }}
+{{- if $ref }}
+name: {{ required (printf "secrets.refs.%s.name is required" .name) $ref.name }}
+key: {{ required (printf "secrets.refs.%s.key is required" .name) $ref.key }}
+{{- else }}
+name: {{ include "gw.secretName" .root }}
+key: {{ get $s.keys .name }}
+{{- end }}
+{{- if .optional }}
+optional: true
+{{- end }}
+{{- end }}
+
+{{/* One env entry from a secret. Takes (dict "root" $ "env" "VAR" "name" "<secrets key>" "optional" bool). */}}
+{{- define "gw.secretEnvVar" -}}
+- name: {{ .env }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "gw.secretName" . }}
-      key: {{ .Values.secrets.keys.smtpUrl }}
-      optional: true
+      {{- include "gw.secretKeyRef" . | trim | nindent 6 }}
+{{- end }}
+
+{{/*
+The secrets every role reads: ADMIN_TOKEN, INTERNAL_SECRET, WEBHOOK_SECRET_KEY, REDIS_URL (with
+secrets.redisUrlFromSecret), and the optional MEDIA_LINK_SECRET and CLOUD_CREDENTIALS_KEY (left
+unset when their key is missing: config.ts derives them).
+*/}}
+{{- define "gw.secretEnv" -}}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "ADMIN_TOKEN" "name" "adminToken") }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "INTERNAL_SECRET" "name" "internalSecret") }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "WEBHOOK_SECRET_KEY" "name" "webhookSecretKey") }}
+{{- if .Values.secrets.redisUrlFromSecret }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "REDIS_URL" "name" "redisUrl") }}
+{{- end }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "MEDIA_LINK_SECRET" "name" "mediaLinkSecret" "optional" true) }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "CLOUD_CREDENTIALS_KEY" "name" "cloudCredentialsKey" "optional" true) }}
+{{- end }}
+
+{{/* AUTH_STATE_KEY (the session role). */}}
+{{- define "gw.authStateKeyEnv" -}}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "AUTH_STATE_KEY" "name" "authStateKey") }}
+{{- end }}
+
+{{/* SMTP_URL (the worker role). Optional: without it no e-mail is sent. */}}
+{{- define "gw.smtpUrlEnv" -}}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "SMTP_URL" "name" "smtpUrl" "optional" true) }}
+{{- end }}
+
+{{/* CLOUD_WEBHOOK_VERIFY_TOKEN (the gateway role). Optional: without it the handshake is refused. */}}
+{{- define "gw.cloudVerifyTokenEnv" -}}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "CLOUD_WEBHOOK_VERIFY_TOKEN" "name" "cloudWebhookVerifyToken" "optional" true) }}
 {{- end }}
 
 {{/*
 Scheduling of a role's pods: nodeSelector, affinity, tolerations, topologySpreadConstraints
-(null: spread over nodes, ScheduleAnyway; []: none). Takes (dict "root" $ "role" "…" "values" …).
-Rendered at the indentation of a pod spec's keys.
+(null: spread over zones and over nodes, both ScheduleAnyway, so a missing zone label or a small
+cluster never blocks scheduling; []: none). A Deployment's spread counts only the pods of its
+current ReplicaSet (matchLabelKeys pod-template-hash), so a rolling update spreads the new pods
+too. Takes (dict "root" $ "role" "…" "values" …). Rendered at the indentation of a pod spec's keys.
 */}}
 {{- define "gw.scheduling" -}}
 {{- $v := .values }}
@@ -266,12 +275,18 @@ tolerations:
 {{- end }}
 {{- if kindIs "invalid" $v.topologySpreadConstraints }}
 topologySpreadConstraints:
+  {{- range $key := list "topology.kubernetes.io/zone" "kubernetes.io/hostname" }}
   - maxSkew: 1
-    topologyKey: kubernetes.io/hostname
+    topologyKey: {{ $key }}
     whenUnsatisfiable: ScheduleAnyway
     labelSelector:
       matchLabels:
-        {{- include "gw.componentSelectorLabels" . | nindent 8 }}
+        {{- include "gw.componentSelectorLabels" $ | nindent 8 }}
+    {{- if ne $.role "session" }}
+    matchLabelKeys:
+      - pod-template-hash
+    {{- end }}
+  {{- end }}
 {{- else if $v.topologySpreadConstraints }}
 topologySpreadConstraints:
   {{- toYaml $v.topologySpreadConstraints | nindent 2 }}

@@ -60,6 +60,11 @@ export class Dispatcher {
     this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`);
   }
 
+  /** Between start() and close(): the dispatcher reads the event stream (worker readiness). */
+  get reading(): boolean {
+    return this.running;
+  }
+
   private get streams(): string[] {
     return Array.from({ length: this.platform.events.shards }, (_, i) => this.platform.keys.events(i));
   }

@@ -99,7 +99,10 @@ export async function startWorkerRole(
   );
   await officialInbound.start();
   reconciler.start();
-  const health = await startWorkerHealth(config, platform, client, metrics);
+  const health = await startWorkerHealth(config, platform, client, metrics, {
+    temporalWorker: () => worker.getState(),
+    dispatcher: () => dispatcher.reading,
+  });
   log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, health: health.url }, "worker started");
 
   return {
