@@ -184,6 +184,16 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/labels/{labelId}", "put"],
   ["/instances/{instanceId}/labels/{labelId}", "delete"],
   ["/instances/{instanceId}/labels/{labelId}/chats", "get"],
+  // Profile (spec 4.3) and presence (spec 4.9)
+  ["/instances/{instanceId}/profile", "get"],
+  ["/instances/{instanceId}/profile/name", "put"],
+  ["/instances/{instanceId}/profile/status", "put"],
+  ["/instances/{instanceId}/profile/picture", "put"],
+  ["/instances/{instanceId}/profile/picture", "delete"],
+  ["/instances/{instanceId}/presence", "post"],
+  ["/instances/{instanceId}/presence", "get"],
+  ["/instances/{instanceId}/presence/{chatId}", "get"],
+  ["/instances/{instanceId}/presence/{chatId}/subscribe", "post"],
 ];
 
 let gw: TestGateway;

@@ -21,6 +21,7 @@ export * from "./logger.ts";
 export * from "./media-links.ts";
 export * from "./messages.ts";
 export * from "./platform.ts";
+export * from "./presence.ts";
 export * from "./read-model.ts";
 export * from "./redis.ts";
 export * from "./replica-cache.ts";

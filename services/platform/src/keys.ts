@@ -125,6 +125,9 @@ export function keys(prefix: string) {
     apps: (instanceId: string) => `${prefix}apps:${instanceId}`,
     /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */
     providerRecords: (instanceId: string, name: string) => `${prefix}prec:${instanceId}:${name}`,
+    /** Presence heard in a chat (HASH participant → JSON), and the instance's chats by last heard (ZSET, ms). */
+    presence: (instanceId: string, chatId: string) => `${prefix}pres:${instanceId}:${chatId}`,
+    presenceIndex: (instanceId: string) => `${prefix}presi:${instanceId}`,
     /** Redis Streams of events, one per shard. */
     events: (shard: number) => `${prefix}events:${shard}`,
   };

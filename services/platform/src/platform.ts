@@ -18,6 +18,7 @@ import { keys } from "./keys.ts";
 import { Leases } from "./leases.ts";
 import { MediaLinks } from "./media-links.ts";
 import { MessageStore } from "./messages.ts";
+import { PresenceStore } from "./presence.ts";
 import { ReadModel } from "./read-model.ts";
 import { createIoRedis, createOmClient } from "./redis.ts";
 import { createRepositories } from "./repositories.ts";
@@ -111,6 +112,7 @@ export async function createPlatform(config: Config) {
     windows: new ConversationWindows(redis, k),
     cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
     groups: new GroupStore(redis, k),
+    presence: new PresenceStore(redis, k),
     apps: new AppStore(redis, k, invalidations, config.INSTANCE_CACHE_MS),
     converted: new ConvertedMediaStore(redis, k),
     async ping(): Promise<boolean> {

@@ -318,6 +318,8 @@ export class SessionManager implements SessionApi {
         if (event.kind.startsWith("group.") && typeof event.payload.chatId === "string") {
           await this.platform.groups.forget(instanceId, event.payload.chatId);
         }
+        // GET /presence answers from what was heard (docs/profile-presence.md).
+        if (event.kind === "presence.update") await this.platform.presence.heard(instanceId, event.payload);
         await this.platform.events.publish(instance, event.kind, event.payload);
         if (event.kind === "call.received") {
           // After the event: the `calls` app's rejection (its own event) comes after the call's.

@@ -6,10 +6,10 @@ import { SIMNET_AREAS } from "./areas.ts";
 import { closeConnection, dropConnection, logoutDevices } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { newGroupId, nowSeconds, sameSecret } from "./ids.ts";
-import { groupMetadata, inboxView, markRead, sendMessage, sendPresence, sentView } from "./messaging.ts";
+import { groupMetadata, inboxView, markRead, sendMessage, sentView } from "./messaging.ts";
 import { parseBody as parse } from "./op-kit.ts";
 import { scanQr, typePairingCode } from "./pairing.ts";
-import { capping, phoneInputSchema, presenceArgsSchema, sendArgsSchema, timelock } from "./protocol.ts";
+import { capping, phoneInputSchema, sendArgsSchema, timelock } from "./protocol.ts";
 import type { Account, Group, SimnetState } from "./state.ts";
 
 const phoneParams = z.object({ phone: z.string() });
@@ -280,11 +280,6 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     const args = parse(sendArgsSchema, req.body);
     const acc = state.ensureAccount(phoneOf(req));
     return reply.code(201).send(sendMessage(state, acc, { kind: "phone" }, args));
-  });
-
-  app.post("/simnet/phones/:phone/presence", async (req) => {
-    const args = parse(presenceArgsSchema, req.body);
-    return sendPresence(state, account(req), { kind: "phone" }, args);
   });
 
   app.post("/simnet/phones/:phone/read", async (req) => {

@@ -439,42 +439,6 @@ describe("numbers", () => {
   });
 });
 
-describe("presence", () => {
-  it("records typing before a send and shows it to the other side", async () => {
-    const a = await pair(A, "ia");
-    const b = await pair(B, "ib");
-    expect(await a.client.request("presence", { to: B, state: "composing" })).toEqual({});
-    const seen = await b.client.next("presence");
-    expect(seen).toMatchObject({ chatId: `${A}@c.us`, state: "composing", from: { phone: A } });
-    await a.client.request("send", { to: B, message: text("digitei") });
-    await a.client.request("presence", { to: B, state: "paused" });
-    await a.client.request("presence", { state: "available" });
-    const log = await net.control.get<{
-      presences: { seq: number; state: string; to: string | null; instanceId: string }[];
-    }>(`/simnet/phones/${A}/presence-log`);
-    expect(log.body.presences.map((p) => [p.state, p.to])).toEqual([
-      ["composing", `${B}@c.us`],
-      ["paused", `${B}@c.us`],
-      ["available", null],
-    ]);
-    expect(log.body.presences[0]?.instanceId).toBe("ia");
-    const sent = await net.control.get<{ messages: { seq: number }[] }>(`/simnet/phones/${A}/sent`);
-    const sentSeq = sent.body.messages[0]?.seq ?? 0;
-    expect(log.body.presences[0]?.seq).toBeLessThan(sentSeq);
-    expect(log.body.presences[1]?.seq).toBeGreaterThan(sentSeq);
-    await expect(a.client.request("presence", { to: B, state: "dancing" })).rejects.toMatchObject({
-      code: "bad_request",
-    });
-  });
-
-  it("lets a virtual phone type to an instance", async () => {
-    const a = await pair(A, "ia");
-    await net.control.post("/simnet/phones", { phone: C });
-    expect((await net.control.post(`/simnet/phones/${C}/presence`, { to: A, state: "recording" })).status).toBe(200);
-    expect(await a.client.next("presence")).toMatchObject({ chatId: `${C}@c.us`, state: "recording" });
-  });
-});
-
 describe("message content", () => {
   it("carries every message type intact and keeps what the instance sent", async () => {
     const a = await pair(A, "ia");

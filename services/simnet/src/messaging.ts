@@ -1,5 +1,5 @@
 // Messages between accounts: routing (one-to-one, groups, lids), delivery to devices (queued while
-// offline), the ack clock, presence, read receipts, number lookups.
+// offline), the ack clock, read receipts, number lookups (presence: presence.ts).
 import { postToChannel } from "./channels-model.ts";
 import { SimnetError } from "./errors.ts";
 import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
@@ -9,7 +9,6 @@ import {
   type GroupMetadata,
   type MessageContent,
   type MessageFrame,
-  type PresenceState,
   type SendArgs,
 } from "./protocol.ts";
 import type { Account, Device, Group, Receipt, SimnetState, StoredMessage } from "./state.ts";
@@ -309,53 +308,6 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
   announce(state, msg, "sent", own);
   pump(state, msg);
   return { id: msg.id, timestamp: msg.timestamp, chatId: msg.chatId };
-}
-
-// --- presence ----------------------------------------------------------------------------------
-
-export function sendPresence(
-  state: SimnetState,
-  sender: Account,
-  origin: Origin,
-  args: { to?: string | undefined; state: PresenceState },
-): Record<string, never> {
-  let to: string | null = null;
-  if (args.to) {
-    const target = resolveTarget(state, args.to);
-    to = target.chatId;
-    let recipients: Account[] = [];
-    if (target.kind === "group") {
-      if (!target.group.participants.has(sender.phone))
-        throw new SimnetError("network_rejected", `${sender.phone} is not a participant of ${target.group.id}`);
-      recipients = [...target.group.participants].flatMap((p) => {
-        const acc = p === sender.phone ? undefined : state.accounts.get(p);
-        return acc ? [acc] : [];
-      });
-    } else if (target.acc !== sender) {
-      recipients = [target.acc];
-    }
-    const timestamp = nowSeconds();
-    for (const r of recipients) {
-      const from = state.peer(sender, r.phone);
-      const chatId = target.kind === "group" ? target.group.id : from.id;
-      for (const id of r.devices) {
-        const device = state.devices.get(id);
-        const conn = device && state.openConnectionOf(device);
-        if (conn) state.sendFrame(conn, { type: "presence", chatId, from, state: args.state, timestamp });
-      }
-    }
-  }
-  state.push(sender.presenceLog, {
-    seq: state.nextSeq(),
-    at: Date.now(),
-    timestamp: nowSeconds(),
-    to,
-    state: args.state,
-    origin: origin.kind,
-    deviceId: origin.kind === "device" ? origin.device.deviceId : null,
-    instanceId: origin.kind === "device" ? origin.device.instanceId : null,
-  });
-  return {};
 }
 
 // --- lookups -----------------------------------------------------------------------------------

@@ -363,7 +363,11 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
     from: peerSchema,
     state: presenceStateSchema,
     timestamp: z.number().int(),
+    /** With `unavailable`: when the account was last seen (unix s), null when it does not show it. */
+    lastSeen: z.number().int().nullable().optional(),
   }),
+  /** The account's own profile changed (a name set by any of its devices or the phone). */
+  z.object({ type: z.literal("profile"), me: meSchema }),
   /** A feature area's notification, already shaped as a spec 6.2 event for the receiving account. */
   z.object({ type: z.literal("event"), kind: z.string(), payload: z.record(z.string(), z.unknown()) }),
 ]);

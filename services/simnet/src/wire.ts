@@ -8,7 +8,7 @@ import { SIMNET_AREAS } from "./areas.ts";
 import { cleanupConnection, closeConnection, logoutDevices, openDevice, startPairing } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
 import { sameSecret } from "./ids.ts";
-import { checkExists, groupMetadata, markRead, resolveTarget, sendMessage, sendPresence } from "./messaging.ts";
+import { checkExists, groupMetadata, markRead, resolveTarget, sendMessage } from "./messaging.ts";
 import { type OpDef, openOp, pairingOp } from "./op-kit.ts";
 import {
   passkeyAssertion,
@@ -25,7 +25,6 @@ import {
   pairingCodeArgsSchema,
   passkeyAssertionSchema,
   pictureArgsSchema,
-  presenceArgsSchema,
   readArgsSchema,
   sendArgsSchema,
 } from "./protocol.ts";
@@ -64,7 +63,6 @@ const OPS: Record<string, OpDef> = {
     rateLimit(state, acc.phone);
     return sendMessage(state, acc, origin, a);
   }),
-  presence: openOp(presenceArgsSchema, ({ state, acc, origin }, a) => sendPresence(state, acc, origin, a)),
   read: openOp(readArgsSchema, ({ state, acc }, a) => ({ read: markRead(state, acc, a.ids, a.played ?? true) })),
   "check-exists": openOp(checkExistsArgsSchema, ({ state, acc }, a) => checkExists(state, acc.phone, a.phone)),
   "group-metadata": openOp(groupMetadataArgsSchema, ({ state, acc }, a) => {

@@ -400,6 +400,8 @@ export const chatsRouter = router({
     .output(z.object({ ids: z.array(z.string()) }))
     .mutation(async ({ ctx, input }) => {
       const instance = ctx.instance;
+      // An account set offline (POST /presence) marks nothing read (docs/profile-presence.md).
+      if (await ctx.platform.presence.withholdsReceipts(instance.id)) return { ids: [] };
       const days = input.days ?? READ_DEFAULT_DAYS;
       const unread = await ctx.platform.readModel.unreadMessages(instance, input.chatId, {
         limit: input.messages ?? READ_DEFAULT_MESSAGES,

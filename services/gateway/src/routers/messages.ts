@@ -244,6 +244,8 @@ export const messagesRouter = router({
         byChat.set(chatId, [...(byChat.get(chatId) ?? []), id]);
       }
       const owner = await connectedOwner(ctx);
+      // An account set offline (POST /presence) marks nothing read (docs/profile-presence.md).
+      if (await ctx.platform.presence.withholdsReceipts(ctx.instance.id)) return {};
       for (const [chatId, list] of byChat) {
         await owner.markRead(ctx.instance.id, chatId, list);
         // The read model follows (unread counts, acks of received messages).

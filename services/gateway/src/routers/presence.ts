@@ -1,4 +1,178 @@
-import { router } from "../trpc/init.ts";
+import {
+  ApiError,
+  CHAT_PRESENCES,
+  chatOf,
+  type ErrorCode,
+  normalizeChatId,
+  PRESENCE_TO_NETWORK,
+  type PresenceEntry,
+  presenceBody,
+  presenceEntrySchema,
+  successSchema,
+} from "@gw/contracts";
+import { ChatResolver } from "@gw/sending";
+import type { SessionApi } from "@gw/session";
+import { z } from "zod";
+import { connectedOwner } from "../trpc/connected.ts";
+import type { Context } from "../trpc/context.ts";
+import { instanceProcedure, router } from "../trpc/init.ts";
 
-/** Presence routes (filled by its issue). */
-export const presenceRouter = router({});
+const tags = ["Presence"];
+const NETWORK: ErrorCode[] = [
+  "instance_not_connected",
+  "network_rejected",
+  "network_error",
+  "network_unavailable",
+  "network_timeout",
+  "not_found",
+];
+
+const route = (
+  method: "GET" | "POST",
+  path: string,
+  summary: string,
+  opts: { description?: string; errors?: ErrorCode[] } = {},
+) =>
+  instanceProcedure.meta({
+    auth: "instance",
+    errors: opts.errors ?? NETWORK,
+    openapi: {
+      method,
+      path: `/instances/{instanceId}/presence${path}`,
+      tags,
+      summary,
+      ...(opts.description ? { description: opts.description } : {}),
+    },
+  });
+
+const CHAT_MESSAGE = "use um contato (número, @c.us, @lid) ou um grupo (@g.us)";
+
+/** A presence chat: a contact or a group (channels, status and official users have none). */
+function presenceChat(raw: string | null): string | null {
+  if (raw === null) return null;
+  if (/@(c\.us|lid|g\.us)$/.test(raw)) return raw;
+  throw new ApiError("validation_error", "Campos inválidos.", { chatId: CHAT_MESSAGE });
+}
+
+const chatPath = z.object({
+  chatId: z
+    .string("informe o chatId")
+    .min(1, "informe o chatId")
+    .max(200)
+    .meta({ description: "Number with country and area code, `<id>@c.us`, `<id>@lid` or `<id>@g.us`" }),
+});
+
+function pathChat(raw: string): string {
+  const id = normalizeChatId(raw);
+  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: CHAT_MESSAGE });
+  return presenceChat(id)!;
+}
+
+/** The ninth digit (spec 1 rule 2): a number as the network registered it; none registered is a 404. */
+const resolver = new ChatResolver();
+async function networkChat(owner: SessionApi, instanceId: string, chatId: string): Promise<string> {
+  try {
+    return await resolver.resolve(owner, instanceId, chatId);
+  } catch (err) {
+    if (err instanceof ApiError && err.code === "network_rejected") {
+      throw new ApiError("not_found", "Conversa não encontrada: o número não tem conta na rede.");
+    }
+    throw err;
+  }
+}
+
+/** The other form of a Brazilian mobile number (with or without the ninth digit), else null. */
+function ninthDigitTwin(chatId: string): string | null {
+  const m = /^(55\d{2})(9?)([6-9]\d{7})@c\.us$/.exec(chatId);
+  if (!m) return null;
+  return `${m[1]}${m[2] ? "" : "9"}${m[3]}@c.us`;
+}
+
+/** The ids a chat may have been heard under: as given, its number behind a lid, the other ninth-digit form. */
+async function heardIds(ctx: Context & { instance: { id: string } }, chatId: string): Promise<string[]> {
+  const ids = [chatId];
+  const known = chatId.endsWith("@lid") ? await ctx.platform.identity.rewrite(ctx.instance.id, chatId) : null;
+  if (known && known !== chatId) ids.push(known);
+  const twin = ninthDigitTwin(known ?? chatId);
+  if (twin) ids.push(twin);
+  return ids;
+}
+
+/** Spec 4.9: presence, standard instances (the capability table answers the 501s). */
+export const presenceRouter = router({
+  presenceSet: route("POST", "", "Set the account's presence, or an indicator in a chat", {
+    description:
+      "`online`/`offline`: the account's presence, seen by those who follow it (a `chatId` is then ignored); it " +
+      "stays as set across reconnections. `offline` also stops the account from marking chats as read " +
+      "(POST /messages/seen and /chats/{chatId}/messages/read send nothing) until it is set `online`. " +
+      "`typing`/`recording`/`paused`: in the chat given (required).",
+  })
+    .input(presenceBody)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      const perChat = CHAT_PRESENCES.has(input.presence);
+      const given = presenceChat(chatOf(input));
+      if (perChat && !given) {
+        throw new ApiError("validation_error", "Campos inválidos.", {
+          chatId: `informe o chatId: ${input.presence} acontece numa conversa`,
+        });
+      }
+      const owner = await connectedOwner(ctx);
+      const chatId = perChat && given ? await networkChat(owner, ctx.instance.id, given) : undefined;
+      await owner.op(ctx.instance.id, "presence.set", {
+        state: PRESENCE_TO_NETWORK[input.presence],
+        ...(chatId ? { chatId } : {}),
+      });
+      return { success: true as const };
+    }),
+
+  presenceList: route("GET", "", "The presence heard of every chat followed", {
+    errors: [],
+    description:
+      "What was heard of the subscribed chats (POST /presence/{chatId}/subscribe), the most recent first; an " +
+      "entry is kept 24 h after the last change heard. Answers from the gateway's store, connected or not.",
+  })
+    .output(z.array(presenceEntrySchema))
+    .query(({ ctx }) => ctx.platform.presence.list(ctx.instance.id)),
+
+  presenceGet: route("GET", "/{chatId}", "The presence heard of one chat", {
+    errors: ["not_found"],
+    description:
+      "`presences`: the contact (in a group, each member heard). Subscribed but nothing heard yet: `presences` " +
+      "is empty. Neither subscribed nor heard: 404.",
+  })
+    .input(chatPath)
+    .output(presenceEntrySchema)
+    .query(async ({ ctx, input }): Promise<PresenceEntry> => {
+      const chatId = pathChat(input.chatId);
+      const { presence } = ctx.platform;
+      const ids = await heardIds(ctx, chatId);
+      for (const id of ids) {
+        const entry = await presence.get(ctx.instance.id, id);
+        if (entry) return entry;
+      }
+      for (const id of ids) {
+        if (await presence.subscribedUntil(ctx.instance.id, id)) return { id, presences: [] };
+      }
+      throw new ApiError(
+        "not_found",
+        "Nenhuma presença conhecida desta conversa: assine com POST /presence/{chatId}/subscribe.",
+      );
+    }),
+
+  presenceSubscribe: route("POST", "/{chatId}/subscribe", "Follow a contact's or a group's presence", {
+    description:
+      "presence.update events follow for 24 h (call again to renew), across reconnections; the contact's " +
+      "presence now comes first. A group: its members typing or recording there. 404 for a number without " +
+      "an account or an unknown group.",
+  })
+    .input(chatPath)
+    .output(successSchema)
+    .mutation(async ({ ctx, input }) => {
+      const given = pathChat(input.chatId);
+      const owner = await connectedOwner(ctx);
+      const chatId = await networkChat(owner, ctx.instance.id, given);
+      await owner.op(ctx.instance.id, "presence.subscribe", { chatId });
+      return { success: true as const };
+    }),
+});

@@ -35,8 +35,8 @@ export interface AreaRig {
 
 export interface AreaHarness {
   open(): Promise<AreaRig>;
-  /** Every binary node sent so far (iq, message and call stanzas). */
-  sentNodes(): Promise<BinaryNode[]>;
+  /** Every binary node sent so far: iq, message and call stanzas, or those of the tags given (`presence`, `chatstate`). */
+  sentNodes(tags?: string[]): Promise<BinaryNode[]>;
   /** Waits for the next query that `match`es, answers it with `reply`'s content, gives the query. */
   answer(
     sock: WASocket,
@@ -58,7 +58,7 @@ export async function areaHarness(): Promise<AreaHarness> {
   const cleanups: (() => Promise<void>)[] = [];
   const answered = new Set<string>();
 
-  const sentNodes = async (): Promise<BinaryNode[]> => {
+  const sentNodes = async (tags = ["iq", "message", "call"]): Promise<BinaryNode[]> => {
     const out: BinaryNode[] = [];
     for (const frame of frames) {
       let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
@@ -68,7 +68,7 @@ export async function areaHarness(): Promise<AreaHarness> {
         buf = buf.subarray(3 + len);
         try {
           const node = await decodeBinaryNode(data);
-          if (node.tag === "iq" || node.tag === "message" || node.tag === "call") out.push(node);
+          if (tags.includes(node.tag)) out.push(node);
         } catch {
           // the handshake's ClientHello
         }

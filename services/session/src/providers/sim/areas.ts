@@ -1,4 +1,4 @@
-import type { ApiError, SessionOpHandlers } from "@gw/contracts";
+import type { AccountInfo, ApiError, SessionOpHandlers } from "@gw/contracts";
 import type { ProviderContext } from "../contract.ts";
 import { simCalls } from "./calls.ts";
 import { simChannels } from "./channels.ts";
@@ -28,6 +28,8 @@ export interface SimArea {
    * rewritten to numbers, spec 1 rule 3); without one, the payload is emitted as simnet shaped it.
    */
   onEvent(kind: string, transform: (payload: Record<string, unknown>) => Promise<Record<string, unknown>>): void;
+  /** Runs each time the connection opens (after pairing or a reconnection), with the account. */
+  onOpen(handler: (me: AccountInfo) => void | Promise<void>): void;
 }
 
 /** An area's operations on simnet; registered in SIM_AREAS. */

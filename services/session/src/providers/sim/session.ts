@@ -68,6 +68,7 @@ class SimSession implements ProviderSession {
   /** Handlers of the feature areas' own simnet frames (providers/sim/areas.ts). */
   private readonly frameHandlers = new Map<string, (frame: Record<string, unknown>) => void | Promise<void>>();
   private eventChain: Promise<void> = Promise.resolve();
+  private readonly openHandlers: ((me: AccountInfo) => void | Promise<void>)[] = [];
   private readonly eventTransforms = new Map<
     string,
     (payload: Record<string, unknown>) => Promise<Record<string, unknown>>
@@ -86,6 +87,7 @@ class SimSession implements ProviderSession {
       ctx,
       onFrame: (type, handler) => this.frameHandlers.set(type, handler),
       onEvent: (kind, transform) => this.eventTransforms.set(kind, transform),
+      onOpen: (handler) => this.openHandlers.push(handler),
     });
   }
 
@@ -282,6 +284,12 @@ class SimSession implements ProviderSession {
         this.me = f.me;
         this.ctx.emit({ type: "account", account: f.me });
         this.ctx.emit({ type: "status", status: "WORKING" });
+        // The areas' work of a new connection (presence applied again), without holding up the frames.
+        for (const handler of this.openHandlers) {
+          void Promise.resolve()
+            .then(() => handler(f.me))
+            .catch((err) => this.onError(err));
+        }
         return;
       }
       case "response": {
