@@ -173,6 +173,15 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/apps/{appId}", "get"],
   ["/instances/{instanceId}/apps/{appId}", "patch"],
   ["/instances/{instanceId}/apps/{appId}", "delete"],
+  // Contacts (spec 4.14; check-exists is listed above)
+  ["/instances/{instanceId}/contacts", "get"],
+  ["/instances/{instanceId}/contacts/count", "get"],
+  ["/instances/{instanceId}/contacts/blocklist", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/picture", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/about", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/block", "post"],
+  ["/instances/{instanceId}/contacts/{contactId}/unblock", "post"],
 ];
 
 let gw: TestGateway;

@@ -5,6 +5,7 @@ export const ERROR_STATUS = {
   unauthorized: 401,
   network_rejected: 403,
   restricted: 403,
+  blocked: 403,
   not_found: 404,
   not_on_network: 404,
   invalid_qr: 404,
