@@ -68,18 +68,21 @@ function shown(ctx: Ctx, p: Omit<ContactFacts, "blocked">, name: string | null, 
  * check (the Brazilian ninth digit resolved, its lid learnt; `404` without an account); a lid is asked
  * of the provider with the rest.
  */
-async function resolved(ctx: Ctx, contactId: string): Promise<string> {
-  if (!contactId.endsWith("@c.us")) return contactId;
+async function resolve(ctx: Ctx, contactId: string): Promise<{ id: string; lid: string | null }> {
+  if (!contactId.endsWith("@c.us")) return { id: contactId, lid: null };
   const found = await (await connectedOwner(ctx)).checkExists(ctx.instance.id, contactId.split("@")[0]!);
   if (!found.exists || !found.chatId) {
     throw new ApiError("not_found", "Contato não encontrado: o número não tem conta na rede.");
   }
-  return found.chatId;
+  return { id: found.chatId, lid: found.lid };
 }
+const resolved = async (ctx: Ctx, contactId: string) => (await resolve(ctx, contactId)).id;
 
 async function facts(ctx: Ctx, contactId: string): Promise<ContactFacts> {
-  const id = await resolved(ctx, contactId);
-  return (await connectedOwner(ctx)).op(ctx.instance.id, "contacts.get", { contactId: id });
+  const { id, lid } = await resolve(ctx, contactId);
+  const f = await (await connectedOwner(ctx)).op(ctx.instance.id, "contacts.get", { contactId: id });
+  // The number check may have learnt the lid the provider did not have at hand.
+  return { ...f, lid: f.lid ?? lid };
 }
 
 const fold = (s: string) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
