@@ -338,7 +338,12 @@ export function sendPresence(
         const acc = p === sender.phone ? undefined : state.accounts.get(p);
         return acc ? [acc] : [];
       });
-    } else if (target.acc !== sender && !blocks(state, target.acc.phone, sender.phone)) {
+    } else if (
+      target.acc !== sender &&
+      // Presence does not pass between two people when either blocked the other.
+      !blocks(state, target.acc.phone, sender.phone) &&
+      !blocks(state, sender.phone, target.acc.phone)
+    ) {
       recipients = [target.acc];
     }
     const timestamp = nowSeconds();
