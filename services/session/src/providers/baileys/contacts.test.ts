@@ -110,6 +110,20 @@ describe("Baileys contacts: the address book the network syncs", () => {
     });
   });
 
+  it("messaging-history.set: push names taken, chats' display names not taken as saved names", async () => {
+    const r = await h.open();
+    r.sock.ev.emit("messaging-history.set", {
+      chats: [],
+      messages: [],
+      contacts: [{ id: `${C}@s.whatsapp.net`, name: "Chat com Carla", notify: "Carla" }],
+      isLatest: true,
+    });
+    await vi.waitFor(async () =>
+      expect((await r.ops["contacts.get"]!({ contactId: `${C}@c.us` })).pushName).toBe("Carla"),
+    );
+    expect(book(r)).toEqual({});
+  });
+
   it("get by lid: shown by number when the library knows the pair; a lid never met is 404", async () => {
     const r = await h.open();
     await pair(r.sock, C_LID, C);

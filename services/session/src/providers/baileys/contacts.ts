@@ -7,8 +7,8 @@ import { toChatId, toUserJid } from "./outbound.ts";
 
 /**
  * Contacts through Baileys 7 (docs/contacts.md). The real network never answers "the address book" to a
- * query: it syncs it — app state `contactAction`s and history syncs reach the socket as
- * `contacts.upsert` / `contacts.update` — so the saved contacts are kept in the provider's records as
+ * query: it syncs it — app state `contactAction`s reach the socket as `contacts.upsert`, push names as
+ * `contacts.update` and history syncs — so the saved contacts are kept in the provider's records as
  * they arrive (the same records the sim provider keeps). Blocks: `updateBlockStatus`, `fetchBlocklist`
  * and the `blocklist.set` / `blocklist.update` notifications; about texts: `fetchStatus`. Pictures go
  * through the session's `picture` (`profilePictureUrl`), as chat pictures do.
@@ -85,6 +85,26 @@ export const baileysContacts: BaileysAreaModule = (area) => {
     const when = (job: () => Promise<void>) => () => (current() ? job() : Promise.resolve());
     sock.ev.on("contacts.upsert", (list) => void inOrder(when(() => onContacts(sock, list))));
     sock.ev.on("contacts.update", (list) => void inOrder(when(() => onContacts(sock, list))));
+    // History syncs carry chats' display names (not proof the number is saved) and push names:
+    // only the push names are taken.
+    sock.ev.on(
+      "messaging-history.set",
+      ({ contacts }) =>
+        void inOrder(
+          when(() =>
+            onContacts(
+              sock,
+              contacts.map(({ id, lid, phoneNumber, notify, verifiedName }) => ({
+                id,
+                lid,
+                phoneNumber,
+                notify,
+                verifiedName,
+              })),
+            ),
+          ),
+        ),
+    );
     sock.ev.on(
       "blocklist.set",
       ({ blocklist }) => void inOrder(when(async () => book.blocklist.set(await idsOf(sock, blocklist)))),
