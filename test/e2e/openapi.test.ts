@@ -194,6 +194,15 @@ const EXPECTED: [string, string][] = [
   ["/instances/{instanceId}/presence", "get"],
   ["/instances/{instanceId}/presence/{chatId}", "get"],
   ["/instances/{instanceId}/presence/{chatId}/subscribe", "post"],
+  // Contacts (spec 4.14; check-exists is listed above)
+  ["/instances/{instanceId}/contacts", "get"],
+  ["/instances/{instanceId}/contacts/count", "get"],
+  ["/instances/{instanceId}/contacts/blocklist", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/picture", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/about", "get"],
+  ["/instances/{instanceId}/contacts/{contactId}/block", "post"],
+  ["/instances/{instanceId}/contacts/{contactId}/unblock", "post"],
 ];
 
 let gw: TestGateway;

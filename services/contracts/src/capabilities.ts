@@ -133,8 +133,6 @@ export const CAPABILITIES = {
   "GET /webhooks/{webhookId}/deliveries": both,
   "POST /webhooks/{webhookId}/deliveries/{deliveryId}/retry": both,
   "GET /events": both,
-  // 4.14 Contacts
-  "GET /contacts/check-exists": standard,
   // The feature areas' own routes (contracts/src/areas/<area>.ts)
   ...profileCapabilities,
   ...presenceCapabilities,

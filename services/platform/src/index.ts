@@ -1,4 +1,5 @@
 export * from "./accounts.ts";
+export * from "./address-book.ts";
 export * from "./apps.ts";
 export * from "./auth.ts";
 export * from "./auth-state.ts";

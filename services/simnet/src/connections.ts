@@ -56,6 +56,9 @@ export function startPairing(state: SimnetState, conn: Connection): void {
   showQr(state, conn);
 }
 
+/** What else a device gets right after it opens, past its queued frames (contacts: the address book). */
+export const openListeners: ((state: SimnetState, conn: Connection, acc: Account) => void)[] = [];
+
 /**
  * The device's session opens on this connection. Another open socket of the same device is the
  * older one: it is closed with `replaced`, and that counts as a conflict.
@@ -86,6 +89,7 @@ export function openDevice(state: SimnetState, conn: Connection, device: Device,
   state.stats.connectionsOpened++;
   state.sendFrame(conn, { type: "open", me: state.me(acc) });
   state.flushPending(device, conn);
+  for (const listen of openListeners) listen(state, conn, acc);
 }
 
 /** Closes every open connection of these devices with `logged_out` and removes the devices. */

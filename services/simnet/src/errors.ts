@@ -7,6 +7,7 @@ export const ERROR_STATUS = {
   restricted: 403,
   /** A personal account asked for what only business accounts have (labels). */
   not_business: 403,
+  blocked: 403,
   not_found: 404,
   not_on_network: 404,
   invalid_qr: 404,

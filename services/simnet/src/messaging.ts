@@ -1,6 +1,7 @@
 // Messages between accounts: routing (one-to-one, groups, lids), delivery to devices (queued while
 // offline), the ack clock, read receipts, number lookups (presence: presence.ts).
 import { postToChannel } from "./channels-model.ts";
+import { blocks } from "./contacts-model.ts";
 import { SimnetError } from "./errors.ts";
 import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
 import {
@@ -243,8 +244,14 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
       return acc ? [acc] : [];
     });
   } else {
-    if (target.acc !== sender) openConversation(state, sender, target.acc);
-    recipients = target.acc === sender ? [] : [target.acc];
+    if (target.acc !== sender) {
+      // The app refuses to write to someone it blocked ("unblock to send").
+      if (blocks(state, sender.phone, target.acc.phone))
+        throw new SimnetError("blocked", `${sender.phone} blocked ${target.acc.phone}: unblock to send`);
+      openConversation(state, sender, target.acc);
+    }
+    // Someone who blocked the sender never gets it: the server accepts it (`sent`) and delivers nothing.
+    recipients = target.acc === sender || blocks(state, target.acc.phone, sender.phone) ? [] : [target.acc];
   }
 
   const msg: StoredMessage = {

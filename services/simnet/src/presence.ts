@@ -5,6 +5,7 @@
 // on the real network. The control API makes a virtual contact go online, offline, type or record.
 import { z } from "zod";
 import type { SimnetArea } from "./areas.ts";
+import { blocks } from "./contacts-model.ts";
 import { SimnetError } from "./errors.ts";
 import { nowSeconds } from "./ids.ts";
 import { type Origin, resolveTarget } from "./messaging.ts";
@@ -68,6 +69,10 @@ function frameOf(
   };
 }
 
+/** Presence does not pass between two people when either blocked the other. */
+const blockedEitherWay = (state: SimnetState, a: Account, b: Account) =>
+  blocks(state, a.phone, b.phone) || blocks(state, b.phone, a.phone);
+
 /**
  * `sender` sets its presence: `available`/`unavailable` for the whole account (heard by whoever
  * subscribed to it), or an indicator in the chat `to` (heard there by the other side, or the
@@ -93,7 +98,7 @@ export function sendPresence(
         if (viewer !== sender && group.participants.has(viewer.phone))
           state.sendFrame(conn, frameOf(state, sender, viewer, group.id, args.state, null));
       }
-    } else if (target.acc !== sender) {
+    } else if (target.acc !== sender && !blockedEitherWay(state, sender, target.acc)) {
       for (const { conn, viewer } of subscribers(state, accountKey(sender))) {
         if (viewer === target.acc) state.sendFrame(conn, frameOf(state, sender, viewer, null, args.state, null));
       }
@@ -105,7 +110,8 @@ export function sendPresence(
     const lastSeen = online ? null : timestamp;
     memory(state).status.set(sender.phone, { online, lastSeen });
     for (const { conn, viewer } of subscribers(state, accountKey(sender))) {
-      if (viewer !== sender) state.sendFrame(conn, frameOf(state, sender, viewer, null, args.state, lastSeen));
+      if (viewer !== sender && !blockedEitherWay(state, sender, viewer))
+        state.sendFrame(conn, frameOf(state, sender, viewer, null, args.state, lastSeen));
     }
   }
   state.push(sender.presenceLog, {
@@ -140,7 +146,7 @@ function subscribe(state: SimnetState, conn: Connection, acc: Account, to: strin
   const set = mem.subs.get(conn.id) ?? new Set<string>();
   set.add(key);
   mem.subs.set(conn.id, set);
-  if (target.kind === "user" && target.acc !== acc) {
+  if (target.kind === "user" && target.acc !== acc && !blockedEitherWay(state, target.acc, acc)) {
     const now = statusOf(state, target.acc);
     state.sendFrame(
       conn,

@@ -370,5 +370,16 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("profile"), me: meSchema }),
   /** A feature area's notification, already shaped as a spec 6.2 event for the receiving account. */
   z.object({ type: z.literal("event"), kind: z.string(), payload: z.record(z.string(), z.unknown()) }),
+  /** The phone's address book synced to its devices (docs/simnet.md "Contacts"): whole (`set`) or a change. */
+  z.object({
+    type: z.literal("contacts"),
+    action: z.enum(["set", "upsert", "remove"]),
+    contacts: z
+      .array(z.object({ id: z.string(), phone: z.string(), lid: z.string(), pushName: z.string(), name: z.string() }))
+      .optional(),
+    ids: z.array(z.string()).optional(),
+  }),
+  /** Who the phone blocked, synced to its devices: whole (`set`) or a change. */
+  z.object({ type: z.literal("blocklist"), action: z.enum(["set", "add", "remove"]), ids: z.array(z.string()) }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrameSchema>;

@@ -6,6 +6,7 @@ import { type RawData, type WebSocket, WebSocketServer } from "ws";
 import { z } from "zod";
 import { SIMNET_AREAS } from "./areas.ts";
 import { cleanupConnection, closeConnection, logoutDevices, openDevice, startPairing } from "./connections.ts";
+import { blocks } from "./contacts-model.ts";
 import { SimnetError } from "./errors.ts";
 import { sameSecret } from "./ids.ts";
 import { checkExists, groupMetadata, markRead, resolveTarget, sendMessage } from "./messaging.ts";
@@ -72,9 +73,11 @@ const OPS: Record<string, OpDef> = {
       throw new SimnetError("network_rejected", `${acc.phone} is not a participant of ${a.groupId}`);
     return groupMetadata(state, group, acc.phone);
   }),
-  picture: openOp(pictureArgsSchema, ({ state }, a) => {
+  picture: openOp(pictureArgsSchema, ({ state, acc }, a) => {
     const target = resolveTarget(state, a.chatId);
-    const picture = target.kind === "group" ? target.group.picture : target.acc.picture;
+    // Someone who blocked this account hides their picture from it.
+    const hidden = target.kind === "user" && blocks(state, target.acc.phone, acc.phone);
+    const picture = target.kind === "group" ? target.group.picture : hidden ? null : target.acc.picture;
     return { picture: picture ?? null };
   }),
   groups: openOp(empty, ({ state, acc }) => ({

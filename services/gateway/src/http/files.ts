@@ -1,4 +1,4 @@
-import { normalizeChatId, parseMessageId } from "@gw/contracts";
+import { ApiError, normalizeChatId, parseMessageId } from "@gw/contracts";
 import { CONVERTED_ID_RE, type Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyReply } from "fastify";
@@ -9,25 +9,46 @@ export const AVATAR_CACHE_MS = 24 * 3_600_000;
 
 const notFoundBody = { error: { code: "not_found", message: "Arquivo não encontrado ou link expirado." } };
 
-/** A contact's or group's picture: the day's cache, else the instance's owner asks the network. */
+/**
+ * A contact's or group's picture: the day's cache, else the instance's owner asks the network.
+ * `beforeNetwork` runs on a cache miss, before asking (a route that must answer `instance_not_connected`
+ * rather than 404 throws there).
+ */
 export async function avatarOf(
   platform: Platform,
   sessions: SessionDirectory,
   instanceId: string,
   chatId: string,
-  opts: { refresh?: boolean } = {},
+  opts: { refresh?: boolean; beforeNetwork?: () => Promise<unknown> } = {},
 ): Promise<{ data: string; mimetype: string } | null> {
   const key = platform.keys.avatar(instanceId, chatId);
   if (!opts.refresh) {
     const hit = await platform.redis.get(key);
     if (hit) return hit === "none" ? null : (JSON.parse(hit) as { data: string; mimetype: string });
   }
+  await opts.beforeNetwork?.();
   const owner = await sessions.ownerIfAny(instanceId);
   if (!owner) return null;
   const picture = await owner.picture(instanceId, chatId).catch(() => undefined);
   if (picture === undefined) return null; // not connected or the network failed: nothing cached
   await platform.redis.set(key, picture ? JSON.stringify(picture) : "none", "PX", AVATAR_CACHE_MS);
   return picture;
+}
+
+/**
+ * `GET …/picture` of chats and contacts: the signed link of a picture that is visible now (cached a
+ * day; `refresh` asks the network again), else `404` with `notFound`.
+ */
+export async function pictureLink(
+  platform: Platform,
+  sessions: SessionDirectory,
+  instanceId: string,
+  chatId: string,
+  opts: { refresh?: boolean; notFound: string; beforeNetwork?: () => Promise<unknown> },
+): Promise<{ url: string }> {
+  const picture = await avatarOf(platform, sessions, instanceId, chatId, opts);
+  if (!picture) throw new ApiError("not_found", opts.notFound);
+  return { url: platform.mediaLinks.avatar(instanceId, chatId) };
 }
 
 /** Hot downloads are kept an hour, so a link opened by several people costs one download. */

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chatFields, existsResultSchema, requireChat, successSchema } from "@gw/contracts";
+import { chatFields, requireChat, successSchema } from "@gw/contracts";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -7,33 +7,10 @@ import { instanceProcedure, router } from "../trpc/init.ts";
 const chatInput = z.object(chatFields);
 
 /**
- * The first routes of spec 4.4/4.14 that need no message store: number check, message ids and
- * the typing indicator (the send routes and the queue build on the same provider operations).
+ * The first routes of spec 4.4 that need no message store: message ids and the typing indicator
+ * (the number check moved to the contacts area, routers/contacts.ts).
  */
 export const chatBasicsRouter = router({
-  checkExists: instanceProcedure
-    .meta({
-      auth: "instance",
-      errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
-      openapi: {
-        method: "GET",
-        path: "/instances/{instanceId}/contacts/check-exists",
-        tags: ["Contacts"],
-        summary: "Whether a number has an account, and its chatId as the network registered it",
-        description: "Brazilian numbers: the ninth digit is resolved (the answer is the registered form).",
-      },
-    })
-    .input(
-      z.object({
-        phone: z
-          .string("informe o número")
-          .transform((s) => s.replace(/[\s()+.-]/g, ""))
-          .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, só dígitos")),
-      }),
-    )
-    .output(existsResultSchema)
-    .query(async ({ ctx, input }) => (await connectedOwner(ctx)).checkExists(ctx.instance.id, input.phone)),
-
   newMessageId: instanceProcedure
     .meta({
       auth: "instance",

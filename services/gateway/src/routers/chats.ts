@@ -10,7 +10,7 @@ import {
 } from "@gw/contracts";
 import { type ChatQuery, type ChatSort, type ChatView, type MessageQuery, parseAck } from "@gw/platform";
 import { z } from "zod";
-import { avatarOf } from "../http/files.ts";
+import { pictureLink } from "../http/files.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -324,15 +324,13 @@ export const chatsRouter = router({
   )
     .input(chatIdPath.extend({ refresh: queryBool("refresh").optional() }))
     .output(z.object({ url: z.string() }))
-    .query(async ({ ctx, input }) => {
-      const instance = ctx.instance;
+    .query(({ ctx, input }) =>
       // The picture itself (cached a day; `refresh` asks the network again) decides 404.
-      const picture = await avatarOf(ctx.platform, ctx.sessions, instance.id, input.chatId, {
+      pictureLink(ctx.platform, ctx.sessions, ctx.instance.id, input.chatId, {
         refresh: input.refresh === true,
-      });
-      if (!picture) throw new ApiError("not_found", "Conversa sem foto visível.");
-      return { url: ctx.platform.mediaLinks.avatar(instance.id, input.chatId) };
-    }),
+        notFound: "Conversa sem foto visível.",
+      }),
+    ),
 
   chatMessages: proc(
     "GET",

@@ -31,6 +31,8 @@ export interface AreaRig {
   raw: Map<string, string>;
   /** lid → phone the identity helpers know (a test may seed it). */
   known: Map<string, string>;
+  /** The provider's records (name → field → value), as `ctx.records` wrote them. */
+  records: Map<string, Map<string, string>>;
 }
 
 export interface AreaHarness {
@@ -89,6 +91,7 @@ export async function areaHarness(): Promise<AreaHarness> {
       const sockets: WASocket[] = [];
       const raw = new Map<string, string>();
       const known = new Map<string, string>();
+      const records = new Map<string, Map<string, string>>();
       const session = createBaileysSession(
         {
           instance: baileysInstance(store.instanceId),
@@ -97,7 +100,7 @@ export async function areaHarness(): Promise<AreaHarness> {
           rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
           log: createLogger("silent"),
           identity: memoryIdentity(known),
-          records: memoryRecords(),
+          records: memoryRecords(records),
           emit: (e) => events.push(e),
         },
         {
@@ -120,7 +123,7 @@ export async function areaHarness(): Promise<AreaHarness> {
       sockets[0]!.ev.emit("connection.update", { connection: "open" });
       // A registered session buffers events until the offline backlog is in (`ib offline`): flush as that would.
       sockets[0]!.ev.flush();
-      return { session, ops: session.ops!, events, sock: sockets[0]!, raw, known };
+      return { session, ops: session.ops!, events, sock: sockets[0]!, raw, known, records };
     },
     async answer(sock, match, reply) {
       const node = await vi.waitFor(

@@ -399,8 +399,10 @@ class BaileysSession implements ProviderSession {
       try {
         return await sock.profilePictureUrl(chatJid(chatId), "image");
       } catch (err) {
-        const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
-        if (status === 404 || status === 401 || status === 403) return undefined;
+        // The server's `<error code>` (no picture, privacy) rides in the Boom's `data`; its status is 500.
+        const e = err as { output?: { statusCode?: number }; data?: unknown };
+        const code = typeof e.data === "number" ? e.data : e.output?.statusCode;
+        if (code === 404 || code === 401 || code === 403) return undefined;
         throw err;
       }
     });

@@ -9,6 +9,7 @@ const CODE: Record<string, ErrorCode> = {
   not_on_network: "network_rejected",
   network_rejected: "network_rejected",
   restricted: "network_rejected",
+  blocked: "network_rejected",
   invalid_target: "network_rejected",
   not_found: "network_rejected",
   wrong_number: "network_rejected",
@@ -45,6 +46,7 @@ const TEXT: Record<string, [message: string, detail: string]> = {
     "A conta não pode iniciar novas conversas agora (restrição da rede: limite ou bloqueio temporário).",
     "novas conversas restritas; veja GET /capping e GET /timelock",
   ],
+  blocked: ["Você bloqueou este contato: desbloqueie para enviar.", "contato bloqueado por esta conta"],
   invalid_target: ["A mensagem indicada não existe para a rede.", "mensagem desconhecida ou não pertence a você"],
   not_found: ["A rede não encontrou o destino.", "destino desconhecido"],
   wrong_number: [
