@@ -257,6 +257,22 @@ describe("races", () => {
   }, 60_000);
 });
 
+describe("a lease lost while the instance is stopped", () => {
+  it("the pod that lost it leaves STOPPED (reason lease_lost): nobody else will own it to say so", async () => {
+    const { id, token } = await c.createInstance();
+    await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    // What a pod too slow to renew sees when a stop came in meanwhile: the instance left the
+    // running set and its lease expired before the pod's release ran.
+    await c.platform.redis.srem(c.platform.keys.running, id);
+    await c.platform.redis.del(c.platform.keys.lease(id));
+    await c.waitForStatus(id, "STOPPED");
+    const last = (await c.events(id, "session.status")).at(-1)!.payload as { status: string; reason?: string };
+    expect(last).toMatchObject({ status: "STOPPED", reason: "lease_lost" });
+    expect(await c.platform.leases.owner(id)).toBeNull();
+  });
+});
+
 describe("network faults", () => {
   it("an outage: the connection drops, then reconnects by itself", async () => {
     const { id, token } = await c.createInstance();

@@ -85,6 +85,9 @@ export interface SessionApi {
   op<N extends SessionOpName>(instanceId: string, name: N, input: SessionOpInput<N>): Promise<SessionOpOutput<N>>;
 }
 
+/** Statuses that say a connection is on: only a holder of the lease may leave them standing. */
+const LIVE_STATUSES: ReadonlySet<ConnectionStatus> = new Set(["STARTING", "SCAN_QR_CODE", "WORKING"]);
+
 /**
  * A session pod's owner of connections. Every tick (a third of the lease TTL) it heartbeats,
  * renews its leases in one script — dropping at once any connection whose lease it lost — and
@@ -356,7 +359,11 @@ export class SessionManager implements SessionApi {
     return this.platform.events.sessionStatus(instance, status, previous, reason);
   }
 
-  /** Lease lost: close at once, write nothing (the new owner writes). */
+  /**
+   * Lease lost: close at once, write nothing (the new owner writes) — unless no owner will come:
+   * an instance stopped meanwhile (a pod too slow to renew under load while its stop came in)
+   * would otherwise keep a live status (`STARTING`, `WORKING`) with nobody holding it.
+   */
   private drop(instanceId: string, why: string): void {
     const held = this.held.get(instanceId);
     if (!held) return;
@@ -364,6 +371,21 @@ export class SessionManager implements SessionApi {
     this.held.delete(instanceId);
     this.opts.log.warn({ instanceId, why }, "dropping instance");
     held.session.stop().catch(() => {});
+    void this.settleAbandoned(instanceId).catch((err) =>
+      this.opts.log.warn({ err, instanceId }, "settling a dropped instance failed"),
+    );
+  }
+
+  private async settleAbandoned(instanceId: string): Promise<void> {
+    const { redis, keys, leases, instances } = this.platform;
+    if (await redis.sismember(keys.running, instanceId)) return; // someone will own it
+    if (await leases.owner(instanceId)) return;
+    const instance = await instances.get(instanceId);
+    if (!instance || !LIVE_STATUSES.has(instance.connectionStatus)) return;
+    const { previous, instance: now } = await instances.setConnection(instanceId, null, {
+      connectionStatus: "STOPPED",
+    });
+    if (previous !== "STOPPED") await this.publishStatus(now, "STOPPED", previous, "lease_lost");
   }
 
   /** Lets go of an instance we own: close, optionally write the final status, free the lease. */
