@@ -102,7 +102,10 @@ export interface DeliveryRecord {
 export interface InjectedError {
   phoneNumberId: string;
   op: string;
-  code: number;
+  /** The operator's code; absent with `body` (a raw answer that is not the operator's JSON). */
+  code?: number | undefined;
+  body?: string | undefined;
+  contentType?: string;
   status?: number;
   subcode?: number;
   title?: string;
