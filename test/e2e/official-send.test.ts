@@ -77,6 +77,40 @@ describe("the 24-hour window", () => {
   });
 });
 
+describe("the window of a Brazilian mobile number, typed in the other form (ninth digit)", () => {
+  it("a customer registered without the ninth digit is reached when typed with it: send, typing and seen", async () => {
+    const registered = "551188887777"; // the operator's wa_id: no ninth digit
+    const typed = "5511988887777";
+    const { id: wamid } = await r.inbound(n, registered, { type: "text", text: { body: "sem o nono" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${registered}@c.us`);
+    const before = await lastSeq();
+    const out = await expectJson(await send("text", { phone: typed, text: "Recebido!" }), 201);
+    // The operator answers the registered form; the chat is the customer's.
+    expect(out).toMatchObject({ chatId: `${registered}@c.us`, status: "sent" });
+    const api = r.c.as(n.token);
+    await expectJson(await api(`/v1/instances/${n.id}/typing/start`, { method: "POST", json: { phone: typed } }));
+    await expectJson(
+      await api(`/v1/instances/${n.id}/messages/seen`, { method: "POST", json: { chatId: `${typed}@c.us` } }),
+    );
+    expect(await sent(before)).toEqual([
+      expect.objectContaining({ to: typed, type: "text", text: { body: "Recebido!", preview_url: false } }),
+      { messaging_product: "whatsapp", status: "read", message_id: wamid, typing_indicator: { type: "text" } },
+      { messaging_product: "whatsapp", status: "read", message_id: wamid },
+    ]);
+  });
+
+  it("and the other way round: registered with the ninth digit, typed without it", async () => {
+    const registered = "5511977776666";
+    const typed = "551177776666";
+    await r.inbound(n, registered, { type: "text", text: { body: "com o nono" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${registered}@c.us`);
+    const out = await expectJson(await send("text", { phone: typed, text: "Oi!" }), 201);
+    expect(out).toMatchObject({ chatId: `${registered}@c.us` });
+    // A number that is not a Brazilian mobile has one form only: still outside its window.
+    await expectError(await send("text", { phone: "15551230000", text: "Oi!" }), 422, "network_rejected");
+  });
+});
+
 describe("every send route, as the operator receives it", () => {
   beforeAll(async () => {
     // Every test below sends inside the window.
