@@ -160,6 +160,21 @@ describe("connection status", () => {
     expect(String((await r.c.events(n.id, "session.status")).at(-1)!.payload.reason)).toMatch(/^operator_auth/);
   });
 
+  it("a rotated token reaches a WORKING instance at once, without /start: it reconnects and keeps working", async () => {
+    const n = await r.number();
+    const from = (await r.c.statuses(n.id)).length;
+    // The operator issues a new token and revokes the old one; the gateway's operator rotates it.
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { accessToken: "EAAGrotated-while-working-1" });
+    const patched = await r.c.admin("PATCH", `/v1/admin/instances/${n.id}`, {
+      cloud: { accessToken: "EAAGrotated-while-working-1" },
+    });
+    expect(patched.status).toBe(200);
+    await r.c.waitForStatuses(n.id, from, (s) => s.at(-1) === "WORKING" && s.includes("STARTING"));
+    // Calls now go with the new token (the old one would be refused with 190 and FAILED).
+    await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`));
+    expect((await r.c.statuses(n.id)).slice(from)).not.toContain("FAILED");
+  });
+
   it("stop and logout keep the credentials; start reconnects", async () => {
     const n = await r.number();
     await r.c.as(n.token)(`/v1/instances/${n.id}/logout`, { method: "POST" });
