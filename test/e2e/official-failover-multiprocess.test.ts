@@ -41,7 +41,7 @@ async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs:
 
 beforeAll(async () => {
   cl = await spawnMultiProcessCluster(["pod-a", "pod-b"]);
-  platform = await createPlatform(loadConfig(testEnv({ KEY_PREFIX: cl.keyPrefix })));
+  platform = await createPlatform(loadConfig(testEnv({ KEY_PREFIX: cl.keyPrefix ?? "" })));
   mock = createCloudMock({
     port: 0,
     adminToken: ADMIN_TOKEN,
