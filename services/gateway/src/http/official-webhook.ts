@@ -44,7 +44,7 @@ export function registerOfficialWebhook(
   app: FastifyInstance,
   platform: Platform,
   config: Config,
-  changes?: Counter<"outcome">,
+  counter?: Counter<"outcome">,
 ): void {
   // Only numbers that exist are kept: "no instance" is asked again each time, so a webhook right
   // after an instance is created (or its number changed) is never dropped by a stale answer.
@@ -92,7 +92,7 @@ export function registerOfficialWebhook(
       const header = req.headers["x-hub-signature-256"];
       const signature = typeof header === "string" ? header : undefined;
       const refuse = (why: string, extra: Record<string, unknown> = {}) => {
-        changes?.inc({ outcome: "bad_signature" });
+        counter?.inc({ outcome: "bad_signature" });
         req.log.warn(extra, why);
         return reply
           .code(401)
@@ -145,7 +145,7 @@ export function registerOfficialWebhook(
         }
       }
       if (unknown > 0) {
-        changes?.inc({ outcome: "unknown_number" }, unknown);
+        counter?.inc({ outcome: "unknown_number" }, unknown);
         req.log.info(
           { unknown, ids: unknownIds, known: byInstance.size },
           byInstance.size === 0
@@ -166,7 +166,7 @@ export function registerOfficialWebhook(
       if (accepted.length < byInstance.size) {
         req.log.warn("operator webhook: changes of instances whose secret does not verify it were dropped");
       }
-      changes?.inc(
+      counter?.inc(
         { outcome: "accepted" },
         accepted.reduce((n, a) => n + a.changes.length, 0),
       );
