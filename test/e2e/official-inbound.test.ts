@@ -1,6 +1,7 @@
 // The operator's webhooks end to end: the handshake, signatures, routing by number, durable
 // processing, duplicates and disorder, and every field mapped to the spec's events — posted by
 // the local operator mock to the gateway's /v1/official/webhook.
+import { signature } from "@gw/cloudmock";
 import { createLogger } from "@gw/platform";
 import { startWorkerRole } from "@gw/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -27,6 +28,44 @@ beforeAll(async () => {
 afterAll(() => r?.close());
 
 const hook = `/v1/official/webhook`;
+
+/** A body posted to the gateway as the operator would, signed with `secret` (or with the header given). */
+const post = (body: string, secret: string | null, header?: string) =>
+  r.c.request(hook, {
+    method: "POST",
+    body,
+    headers: {
+      "content-type": "application/json",
+      ...(header !== undefined
+        ? { "x-hub-signature-256": header }
+        : secret !== null
+          ? { "x-hub-signature-256": signature(secret, body) }
+          : {}),
+    },
+  });
+
+/** A `messages` change of a number with one text from `from`. */
+const textChange = (phoneNumberId: string, from: string, id: string, text: string) => ({
+  field: "messages",
+  value: {
+    messaging_product: "whatsapp",
+    metadata: { display_phone_number: "5511000000000", phone_number_id: phoneNumberId },
+    contacts: [{ profile: { name: "Cliente" }, wa_id: from }],
+    messages: [{ from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: "text", text: { body: text } }],
+  },
+});
+const envelope = (...entries: { waba: string; changes: unknown[] }[]) =>
+  JSON.stringify({
+    object: "whatsapp_business_account",
+    entry: entries.map((e) => ({ id: e.waba, changes: e.changes })),
+  });
+
+/** The gateway's count of operator webhook changes by outcome (its internal /metrics). */
+async function changeCount(outcome: string): Promise<number> {
+  const res = await r.c.gateway.internal.inject({ method: "GET", url: "/metrics" });
+  const m = new RegExp(`gateway_official_webhook_changes_total\\{outcome="${outcome}"\\} (\\d+)`).exec(res.body);
+  return m ? Number(m[1]) : 0;
+}
 
 describe("the endpoint", () => {
   it("answers the verification handshake with the challenge, and refuses a wrong token", async () => {
@@ -89,8 +128,117 @@ describe("the endpoint", () => {
         },
       ],
     });
-    const res = await r.c.request(hook, { method: "POST", body, headers: { "content-type": "application/json" } });
+    const before = await changeCount("unknown_number");
+    // Signed by an app whose secret no instance has: acknowledged (the operator stops retrying).
+    const res = await post(body, "some-other-apps-secret");
     expect(res.status).toBe(200);
+    expect(await changeCount("unknown_number")).toBe(before + 1);
+  });
+
+  it("refuses with 401, before reading it, a body without a well-formed signature or that is not JSON", async () => {
+    const notJson = "entry=1&object=whatsapp";
+    for (const [body, header] of [
+      [notJson, undefined],
+      [notJson, "sha256=00"],
+      [notJson, signature(n.appSecret, notJson)], // well signed, but it names no number to verify it for
+      ['{"object":"whatsapp_business_account","entry":[]}', undefined],
+      ['{"object":"whatsapp_business_account","entry":[]}', "sha1=abc"],
+    ] as const) {
+      const res = await r.c.request(hook, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json", ...(header ? { "x-hub-signature-256": header } : {}) },
+      });
+      expect(res.status, `${body} ${header}`).toBe(401);
+    }
+  });
+
+  it("a webhook right after its instance is created is kept (no stale 'unknown number')", async () => {
+    const secret = "segredo-do-app-novo-1";
+    const pnid = `77${Date.now()}`;
+    const waba = `88${Date.now()}`;
+    const before = await changeCount("unknown_number");
+    // The number is not an instance yet: acknowledged and dropped.
+    expect(
+      (await post(envelope({ waba, changes: [textChange(pnid, "5511933330001", "wamid.early", "cedo")] }), secret))
+        .status,
+    ).toBe(200);
+    expect(await changeCount("unknown_number")).toBe(before + 1);
+    const created = await r.c.admin("POST", "/v1/admin/instances", {
+      name: "nova",
+      kind: "official",
+      cloud: { phoneNumberId: pnid, wabaId: waba, accessToken: "EAAGnova-123456", appSecret: secret },
+    });
+    const { instance } = (await created.json()) as { instance: { id: string } };
+    expect(created.status).toBe(201);
+    // At once: the earlier answer for this number is not reused.
+    const body = envelope({ waba, changes: [textChange(pnid, "5511933330001", "wamid.logo", "logo depois")] });
+    expect((await post(body, secret)).status).toBe(200);
+    await waitForEvent(r.c, instance.id, "message", (p) => p.text === "logo depois", 10_000);
+  });
+
+  it("a webhook with known and unknown numbers keeps the known ones and counts the others", async () => {
+    const before = { unknown: await changeCount("unknown_number"), accepted: await changeCount("accepted") };
+    const body = envelope(
+      { waba: n.wabaId, changes: [textChange(n.phoneNumberId, "5511933330002", "wamid.mixed1", "misturado")] },
+      { waba: "31337", changes: [textChange("31337000", "5511933330003", "wamid.mixed2", "de ninguém")] },
+    );
+    expect((await post(body, n.appSecret)).status).toBe(200);
+    await waitForEvent(r.c, n.id, "message", (p) => p.text === "misturado");
+    expect(await changeCount("unknown_number")).toBe(before.unknown + 1);
+    expect(await changeCount("accepted")).toBe(before.accepted + 1);
+  });
+
+  it("a rotated app secret reaches the verifier at once: the old one is refused, the new one accepted", async () => {
+    const m = await r.number();
+    const rotated = "segredo-novo-do-app-2";
+    const patched = await r.c.admin("PATCH", `/v1/admin/instances/${m.id}`, { cloud: { appSecret: rotated } });
+    expect(patched.status).toBe(200);
+    const old = envelope({
+      waba: m.wabaId,
+      changes: [textChange(m.phoneNumberId, "5511933330004", "wamid.rot1", "antigo")],
+    });
+    expect((await post(old, m.appSecret)).status).toBe(401);
+    // The operator signs with the new secret from now on.
+    await r.ctl("PATCH", `/mock/numbers/${m.phoneNumberId}`, { appSecret: rotated });
+    await r.inbound(m, "5511933330004", { type: "text", text: { body: "com o segredo novo" } });
+    await waitForEvent(r.c, m.id, "message", (p) => p.text === "com o segredo novo");
+    expect((await r.c.events(m.id, "message")).filter((e) => e.payload.text === "antigo")).toEqual([]);
+  });
+
+  it("with no processor running: an unknown number stores nothing; an entry whose processor died is reclaimed", async () => {
+    const worker = r.c.worker!;
+    await worker.close();
+    const again = { worker: null as Awaited<ReturnType<typeof startWorkerRole>> | null };
+    const conn = r.c.platform.duplicate("test-crashed-processor");
+    try {
+      expect(await r.c.platform.cloudInbox.backlog()).toBe(0);
+      const unknown = envelope({
+        waba: "4040",
+        changes: [textChange("40404040", "5511933330005", "wamid.nobody", "x")],
+      });
+      expect((await post(unknown, "whatever-secret")).status).toBe(200);
+      expect(await r.c.platform.cloudInbox.backlog()).toBe(0); // acknowledged, nothing stored
+      await r.inbound(n, "5511933330006", { type: "text", text: { body: "processado depois da queda" } });
+      await expect.poll(() => r.c.platform.cloudInbox.backlog(), { timeout: 10_000 }).toBe(1);
+      // A processor takes the entry and dies before finishing it: the entry stays pending, its own.
+      const taken = await r.c.platform.cloudInbox.read(conn, "crashed-processor", 10, 1_000);
+      expect(taken).toHaveLength(1);
+      // The next processor reads only new entries: this one reaches it through the reclaim
+      // (XAUTOCLAIM) of entries left idle longer than DISPATCH_CLAIM_IDLE_MS.
+      again.worker = await startWorkerRole(r.c.platform.config, r.c.platform, createLogger("silent"), {
+        retryScheduleMs: [500],
+      });
+      const [m] = await waitForEvent(r.c, n.id, "message", (p) => p.text === "processado depois da queda");
+      expect(m).toBeDefined();
+      await expect.poll(() => r.c.platform.cloudInbox.backlog(), { timeout: 10_000 }).toBe(0);
+      expect(
+        (await r.c.events(n.id, "message")).filter((e) => e.payload.text === "processado depois da queda"),
+      ).toHaveLength(1);
+    } finally {
+      conn.disconnect();
+      if (again.worker) r.c.worker = again.worker;
+    }
   });
 
   it("keeps what it acknowledged while no processor runs, and processes it when one starts", async () => {
@@ -269,6 +417,199 @@ describe("received messages", () => {
     });
     const [echo] = await waitForEvent(r.c, n.id, "message.any", (p) => p.text === "respondi pelo app");
     expect(echo!.payload).toMatchObject({ fromMe: true, source: "app", chatId: "5511966660006@c.us" });
+  });
+});
+
+describe("what the operator could not hand over, identities, errors and history media", () => {
+  const change = (field: string, value: unknown) =>
+    r.ctl("POST", "/mock/webhooks", { phoneNumberId: n.phoneNumberId, field, value });
+  const meta = () => ({ display_phone_number: n.phone, phone_number_id: n.phoneNumberId });
+
+  it("an unsupported message is type unknown with the operator's error", async () => {
+    const from = "5511966661001";
+    await r.inbound(n, from, {
+      type: "unsupported",
+      unsupported: { type: "poll" },
+      errors: [
+        {
+          code: 131051,
+          title: "Message type unknown",
+          message: "Message type unknown",
+          error_data: { details: "Message type is currently not supported." },
+        },
+      ],
+    });
+    const [m] = await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${from}@c.us`);
+    expect(m!.payload).toMatchObject({
+      type: "unknown",
+      error: { code: 131051, message: "Message type unknown", details: "Message type is currently not supported." },
+    });
+  });
+
+  it("errors of a whole change (value.errors) are account.alert, the operator's error kept", async () => {
+    await change("messages", {
+      messaging_product: "whatsapp",
+      metadata: meta(),
+      messages: [{ type: "interactive" }],
+      errors: [
+        {
+          code: 131000,
+          title: "Something went wrong",
+          message: "Something went wrong",
+          error_data: { details: "Unsupported webhook payload" },
+        },
+      ],
+    });
+    const [alert] = await waitForEvent(r.c, n.id, "account.alert", (p) => p.alertType === "OPERATOR_ERROR");
+    expect(alert!.payload).toMatchObject({
+      entityType: "PHONE_NUMBER",
+      entityId: n.phoneNumberId,
+      alertSeverity: "WARNING",
+      alertDescription: "Something went wrong: Unsupported webhook payload",
+      error: { code: 131000, title: "Something went wrong", details: "Unsupported webhook payload" },
+      field: "messages",
+    });
+  });
+
+  it("a customer's new number is a contact.sync beside the system message; user_id_update is passed on as given", async () => {
+    const old = "5511966661002";
+    await change("messages", {
+      messaging_product: "whatsapp",
+      metadata: meta(),
+      messages: [
+        {
+          from: old,
+          id: "wamid.sys1",
+          timestamp: "1760000000",
+          type: "system",
+          system: {
+            body: `User A changed from ${old} to 5511966661003`,
+            wa_id: "5511966661003",
+            type: "user_changed_number",
+          },
+        },
+      ],
+    });
+    const [sync] = await waitForEvent(r.c, n.id, "contact.sync", (p) => p.source === "system");
+    expect(sync!.payload.contacts).toEqual([
+      {
+        action: "user_changed_number",
+        chatId: `${old}@c.us`,
+        phone: old,
+        newChatId: "5511966661003@c.us",
+        newPhone: "5511966661003",
+        text: `User A changed from ${old} to 5511966661003`,
+        timestamp: 1760000000,
+      },
+    ]);
+    await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${old}@c.us` && p.type === "unknown");
+    const update = { messaging_product: "whatsapp", metadata: meta(), anything: [{ the: "operator's value" }] };
+    await change("user_id_update", update);
+    const [passed] = await waitForEvent(r.c, n.id, "contact.sync", (p) => p.source === "user_id_update");
+    expect(passed!.payload).toMatchObject({ contacts: [], raw: update });
+  });
+
+  it("history media arrive after their placeholders and replace them in the read model", async () => {
+    const from = "5511966661004";
+    const at = String(Math.floor(Date.now() / 1000) - 3600); // recent: its media are still kept
+    // Media of the history only exist on the operator: one is stored there by a message first.
+    const { payload } = await r.inbound(n, "5511966661005", {
+      type: "image",
+      image: {},
+      media: { data: PNG.toString("base64"), mimetype: "image/png" },
+    });
+    const mediaId = (payload as { entry: { changes: { value: { messages: { image: { id: string } }[] } }[] }[] })
+      .entry[0]!.changes[0]!.value.messages[0]!.image.id;
+    await change("history", {
+      messaging_product: "whatsapp",
+      metadata: meta(),
+      history: [
+        {
+          metadata: { phase: 0, chunk_order: 1, progress: 100 },
+          threads: [
+            {
+              id: from,
+              messages: [
+                {
+                  from,
+                  id: "wamid.histmedia1",
+                  timestamp: at,
+                  type: "media_placeholder",
+                  history_context: { status: "READ" },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    await waitForEvent(
+      r.c,
+      n.id,
+      "history.sync",
+      (p) => (p.threads as { chatId: string }[])[0]?.chatId === `${from}@c.us`,
+    );
+    const list = async () =>
+      expectJson<{ type: string; hasMedia: boolean; mediaUrl?: string }[]>(
+        await r.c.as(n.token)(`/v1/instances/${n.id}/chats/${from}@c.us/messages?limit=10&downloadMedia=true`),
+      );
+    expect((await list()).map((m) => m.type)).toEqual(["unknown"]);
+    const syncs = (await r.c.events(n.id, "history.sync")).length;
+    await change("history", {
+      messaging_product: "whatsapp",
+      metadata: meta(),
+      messages: [
+        {
+          from,
+          id: "wamid.histmedia1",
+          timestamp: at,
+          type: "image",
+          image: { id: mediaId, mime_type: "image/png" },
+        },
+      ],
+    });
+    await expect.poll(async () => (await list()).map((m) => m.type), { timeout: 10_000 }).toEqual(["image"]);
+    const [stored] = await list();
+    expect(stored!.hasMedia).toBe(true);
+    const link = new URL(stored!.mediaUrl!);
+    const file = await r.c.request(link.pathname + link.search);
+    expect(Buffer.from(await file.arrayBuffer()).equals(PNG)).toBe(true);
+    // Neither a message event (the past) nor another history.sync.
+    expect((await r.c.events(n.id, "history.sync")).length).toBe(syncs);
+    expect((await r.c.events(n.id, "message")).filter((e) => e.payload.chatId === `${from}@c.us`)).toEqual([]);
+  });
+
+  it("echoes of edits and deletions made in the business app (coexistence) name the message", async () => {
+    const to = "5511966661006";
+    const echo = (id: string, type: string, body: Record<string, unknown>) =>
+      change("smb_message_echoes", {
+        messaging_product: "whatsapp",
+        metadata: meta(),
+        message_echoes: [{ from: n.phone, to, id, timestamp: String(Math.floor(Date.now() / 1000)), type, ...body }],
+      });
+    await echo("wamid.echoOrig", "text", { text: { body: "pelo app" } });
+    const [orig] = await waitForEvent(r.c, n.id, "message.any", (p) => p.text === "pelo app");
+    const apiId = String(orig!.payload.id);
+    expect(apiId.startsWith("true_")).toBe(true);
+    await echo("wamid.echoEdit", "edit", {
+      edit: { original_message_id: "wamid.echoOrig", message: { type: "text", text: { body: "pelo app, corrigido" } } },
+    });
+    const [edited] = await waitForEvent(r.c, n.id, "message.edited", (p) => p.messageId === apiId);
+    expect(edited!.payload).toMatchObject({ fromMe: true, source: "app", text: "pelo app, corrigido" });
+    await echo("wamid.echoRevoke", "revoke", { revoke: { original_message_id: "wamid.echoOrig" } });
+    const [revoked] = await waitForEvent(r.c, n.id, "message.revoked", (p) => p.messageId === apiId);
+    expect(revoked!.payload).toMatchObject({ fromMe: true, source: "app" });
+  });
+
+  it("GET /events lists an official instance's events over HTTP", async () => {
+    await r.inbound(n, "5511966661007", { type: "text", text: { body: "para a lista de eventos" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.text === "para a lista de eventos");
+    const page = await expectJson<{ data: { event: string; instanceId: string; payload: Record<string, unknown> }[] }>(
+      await r.c.as(n.token)(`/v1/instances/${n.id}/events?kind=message,account.alert&limit=500`),
+    );
+    expect(page.data.every((e) => e.instanceId === n.id && ["message", "account.alert"].includes(e.event))).toBe(true);
+    expect(page.data.find((e) => e.payload.text === "para a lista de eventos")).toBeDefined();
+    expect(page.data.some((e) => e.event === "account.alert")).toBe(true);
   });
 });
 
@@ -453,7 +794,7 @@ describe("the operator's other fields", () => {
       event: "ACCOUNT_RESTRICTION",
       restrictionInfo: [{ restriction_type: "RESTRICTED_BIZ_INITIATED_MESSAGING" }],
     });
-    const [alert] = await waitForEvent(r.c, n.id, "account.alert");
+    const [alert] = await waitForEvent(r.c, n.id, "account.alert", (p) => p.alertType === "PROFILE_PICTURE_LOST");
     expect(alert!.payload).toMatchObject({
       entityType: "PHONE_NUMBER",
       alertSeverity: "WARNING",
@@ -465,7 +806,7 @@ describe("the operator's other fields", () => {
       value: "stop",
       category: "marketing_messages",
     });
-    const [sync] = await waitForEvent(r.c, n.id, "contact.sync");
+    const [sync] = await waitForEvent(r.c, n.id, "contact.sync", (p) => p.source === "smb_app_state_sync");
     expect(sync!.payload.contacts).toEqual([
       {
         action: "add",
@@ -476,7 +817,12 @@ describe("the operator's other fields", () => {
         timestamp: 1739321024,
       },
     ]);
-    const [history] = await waitForEvent(r.c, n.id, "history.sync");
+    const [history] = await waitForEvent(
+      r.c,
+      n.id,
+      "history.sync",
+      (p) => (p.threads as { chatId: string }[])[0]?.chatId === "5511966660010@c.us",
+    );
     expect(history!.payload).toMatchObject({
       phase: 0,
       progress: 100,

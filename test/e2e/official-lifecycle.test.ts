@@ -117,6 +117,64 @@ describe("connection status", () => {
     await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`));
   });
 
+  it("a proxy's error page (not the operator's JSON) at start is transient: checked again, never FAILED operator_auth", async () => {
+    const n = await r.number({ start: false });
+    await r.ctl("POST", `/mock/numbers/${n.phoneNumberId}/errors`, {
+      op: "node",
+      status: 502,
+      body: "<html><body><h1>502 Bad Gateway</h1></body></html>",
+      count: 2,
+    });
+    const from = (await r.c.statuses(n.id)).length;
+    await r.c.as(n.token)(`/v1/instances/${n.id}/start`, { method: "POST" });
+    const after = await r.c.waitForStatuses(n.id, from, (s) => s.includes("WORKING") || s.includes("FAILED"));
+    expect(after).toEqual(["STARTING", "WORKING"]);
+    // The two refused checks and the one that passed.
+    const checks = (
+      (await (await r.ctl("GET", `/mock/numbers/${n.phoneNumberId}/requests`)).json()) as {
+        requests: { method: string; path: string }[];
+      }
+    ).requests.filter((q) => q.method === "GET" && q.path.endsWith(`/${n.phoneNumberId}`));
+    expect(checks.length).toBe(3);
+  });
+
+  it("mid-use, a proxy's 5xx or 404 page maps by its HTTP status and the instance stays WORKING; a bare 401 fails it", async () => {
+    const n = await r.number();
+    const inject = (status: number, body: string) =>
+      r.ctl("POST", `/mock/numbers/${n.phoneNumberId}/errors`, { op: "node", status, body, contentType: "text/plain" });
+    const phone = () => r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`);
+    await inject(503, "Service Unavailable");
+    const unavailable = await phone();
+    expect((await expectError(unavailable, 503, "network_unavailable")).error.details).toEqual({
+      operatorStatus: "503",
+    });
+    expect(Number(unavailable.headers.get("retry-after"))).toBeGreaterThan(0);
+    await inject(404, "<h1>Not Found</h1>");
+    expect((await expectError(await phone(), 502, "network_error")).error.message).toMatch(/apiBaseUrl/);
+    await expectJson(await phone());
+    expect(await r.c.statuses(n.id)).not.toContain("FAILED");
+    await inject(401, "Unauthorized");
+    const refused = await expectError(await phone(), 422, "instance_not_connected");
+    expect(refused.error.details?.operatorStatus).toBe("401");
+    await r.c.waitForStatus(n.id, "FAILED");
+    expect(String((await r.c.events(n.id, "session.status")).at(-1)!.payload.reason)).toMatch(/^operator_auth/);
+  });
+
+  it("a rotated token reaches a WORKING instance at once, without /start: it reconnects and keeps working", async () => {
+    const n = await r.number();
+    const from = (await r.c.statuses(n.id)).length;
+    // The operator issues a new token and revokes the old one; the gateway's operator rotates it.
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { accessToken: "EAAGrotated-while-working-1" });
+    const patched = await r.c.admin("PATCH", `/v1/admin/instances/${n.id}`, {
+      cloud: { accessToken: "EAAGrotated-while-working-1" },
+    });
+    expect(patched.status).toBe(200);
+    await r.c.waitForStatuses(n.id, from, (s) => s.at(-1) === "WORKING" && s.includes("STARTING"));
+    // Calls now go with the new token (the old one would be refused with 190 and FAILED).
+    await expectJson(await r.c.as(n.token)(`/v1/instances/${n.id}/phone-number`));
+    expect((await r.c.statuses(n.id)).slice(from)).not.toContain("FAILED");
+  });
+
   it("stop and logout keep the credentials; start reconnects", async () => {
     const n = await r.number();
     await r.c.as(n.token)(`/v1/instances/${n.id}/logout`, { method: "POST" });

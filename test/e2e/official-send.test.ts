@@ -15,12 +15,22 @@ const PNG = Buffer.from(
   "base64",
 );
 const PDF = Buffer.from("%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n");
-const WEBP = Buffer.concat([
-  Buffer.from("RIFF"),
-  Buffer.from([0x1a, 0, 0, 0]),
-  Buffer.from("WEBPVP8L"),
-  Buffer.from([0x0d, 0, 0, 0, 0x2f, 0, 0, 0, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0]),
-]);
+/** A lossless WEBP header of `side`x`side` (0x2f, then width-1 and height-1 in 14 bits each). */
+function webp(side: number): Buffer {
+  const bits = Buffer.alloc(4);
+  bits.writeUInt32LE(((side - 1) | ((side - 1) << 14)) >>> 0);
+  return Buffer.concat([
+    Buffer.from("RIFF"),
+    Buffer.from([0x1a, 0, 0, 0]),
+    Buffer.from("WEBPVP8L"),
+    Buffer.from([0x0d, 0, 0, 0, 0x2f]),
+    bits,
+    Buffer.from([0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0]),
+  ]);
+}
+const WEBP = webp(512);
+const OGG = Buffer.concat([Buffer.from("OggS"), Buffer.alloc(60, 1)]);
+const MP4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from("ftypisom"), Buffer.alloc(64, 2)]);
 
 type Req = { seq: number; method: string; path: string; query: Record<string, string>; body: Record<string, unknown> };
 
@@ -74,6 +84,40 @@ describe("the 24-hour window", () => {
         text: { body: "Entregamos, sim! https://loja.example", preview_url: false },
       },
     ]);
+  });
+});
+
+describe("the window of a Brazilian mobile number, typed in the other form (ninth digit)", () => {
+  it("a customer registered without the ninth digit is reached when typed with it: send, typing and seen", async () => {
+    const registered = "551188887777"; // the operator's wa_id: no ninth digit
+    const typed = "5511988887777";
+    const { id: wamid } = await r.inbound(n, registered, { type: "text", text: { body: "sem o nono" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${registered}@c.us`);
+    const before = await lastSeq();
+    const out = await expectJson(await send("text", { phone: typed, text: "Recebido!" }), 201);
+    // The operator answers the registered form; the chat is the customer's.
+    expect(out).toMatchObject({ chatId: `${registered}@c.us`, status: "sent" });
+    const api = r.c.as(n.token);
+    await expectJson(await api(`/v1/instances/${n.id}/typing/start`, { method: "POST", json: { phone: typed } }));
+    await expectJson(
+      await api(`/v1/instances/${n.id}/messages/seen`, { method: "POST", json: { chatId: `${typed}@c.us` } }),
+    );
+    expect(await sent(before)).toEqual([
+      expect.objectContaining({ to: typed, type: "text", text: { body: "Recebido!", preview_url: false } }),
+      { messaging_product: "whatsapp", status: "read", message_id: wamid, typing_indicator: { type: "text" } },
+      { messaging_product: "whatsapp", status: "read", message_id: wamid },
+    ]);
+  });
+
+  it("and the other way round: registered with the ninth digit, typed without it", async () => {
+    const registered = "5511977776666";
+    const typed = "551177776666";
+    await r.inbound(n, registered, { type: "text", text: { body: "com o nono" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.chatId === `${registered}@c.us`);
+    const out = await expectJson(await send("text", { phone: typed, text: "Oi!" }), 201);
+    expect(out).toMatchObject({ chatId: `${registered}@c.us` });
+    // A number that is not a Brazilian mobile has one form only: still outside its window.
+    await expectError(await send("text", { phone: "15551230000", text: "Oi!" }), 422, "network_rejected");
   });
 });
 
@@ -151,7 +195,76 @@ describe("every send route, as the operator receives it", () => {
     expect((await expectError(sticker, 422, "validation_error")).error.details?.file).toMatch(/100 KB/);
     const long = await send("text", { phone: CUSTOMER, text: "x".repeat(4097) });
     expect((await expectError(long, 422, "validation_error")).error.details?.text).toMatch(/4096/);
+    // A sticker is a WEBP of 512x512.
+    const small = await send("sticker", {
+      phone: CUSTOMER,
+      file: { data: webp(1).toString("base64"), mimetype: "image/webp" },
+    });
+    expect((await expectError(small, 422, "validation_error")).error.details?.file).toMatch(/512x512 \(recebida 1x1\)/);
+    // Captions: the operator's 1,024 characters (the standard kind takes 4,096).
+    const caption = "x".repeat(1025);
+    for (const [route, file] of [
+      ["image", { data: PNG.toString("base64"), mimetype: "image/png" }],
+      ["video", { data: MP4.toString("base64"), mimetype: "video/mp4" }],
+      ["file", { data: PDF.toString("base64"), mimetype: "application/pdf", filename: "a.pdf" }],
+    ] as const) {
+      const res = await send(route, {
+        phone: CUSTOMER,
+        file,
+        caption,
+        ...(route === "video" ? { convert: false } : {}),
+      });
+      expect((await expectError(res, 422, "validation_error")).error.details?.caption, route).toMatch(/1024/);
+    }
     expect(await requests(before)).toEqual([]);
+  });
+
+  it("voice notes and videos as the operator receives them", async () => {
+    const before = await lastSeq();
+    await expectJson(
+      await send("voice", {
+        phone: CUSTOMER,
+        file: { data: OGG.toString("base64"), mimetype: "audio/ogg; codecs=opus" },
+        convert: false,
+      }),
+      201,
+    );
+    await expectJson(
+      await send("video", {
+        phone: CUSTOMER,
+        file: { data: MP4.toString("base64"), mimetype: "video/mp4" },
+        convert: false,
+        caption: "Como chegar",
+        asNote: true,
+      }),
+      201,
+    );
+    const uploads = (await requests(before)).filter((q) => q.path.endsWith("/media"));
+    expect(uploads).toHaveLength(2);
+    const [voice, video] = await sent(before);
+    expect(voice).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: CUSTOMER,
+      type: "audio",
+      audio: { id: expect.any(String), voice: true },
+    });
+    // asNote does not exist on the operator: an ordinary video with its caption.
+    expect(video).toEqual({
+      messaging_product: "whatsapp",
+      recipient_type: "individual",
+      to: CUSTOMER,
+      type: "video",
+      video: { id: expect.any(String), caption: "Como chegar" },
+    });
+    const mediaOf = async (id: string) =>
+      (await (
+        await fetch(`${r.mockUrl}/v25.0/${id}`, { headers: { authorization: `Bearer ${n.accessToken}` } })
+      ).json()) as {
+        mime_type: string;
+      };
+    expect((await mediaOf((voice!.audio as { id: string }).id)).mime_type).toBe("audio/ogg");
+    expect((await mediaOf((video!.video as { id: string }).id)).mime_type).toBe("video/mp4");
   });
 
   it("list, reply buttons, location and contact cards", async () => {
@@ -347,6 +460,114 @@ describe("templates", () => {
   });
 });
 
+describe("templates: named parameters and the operator's own components", () => {
+  it("body as an object gives named parameters; components go as given", async () => {
+    const create = await r.c.as(n.token)(`/v1/instances/${n.id}/templates`, {
+      method: "POST",
+      json: {
+        name: "pedido_nomeado",
+        language: "pt_BR",
+        category: "UTILITY",
+        parameter_format: "NAMED",
+        components: [{ type: "BODY", text: "Olá {{first_name}}, seu pedido {{order_id}} saiu." }],
+      },
+    });
+    await expectJson(create, 201);
+    await waitForEvent(r.c, n.id, "template.status", (p) => p.name === "pedido_nomeado" && p.status === "APPROVED");
+    const stranger = "5521911113333";
+    const before = await lastSeq();
+    await expectJson(
+      await send("template", {
+        phone: stranger,
+        template: { name: "pedido_nomeado", language: "pt_BR", body: { first_name: "Ana", order_id: "8601" } },
+      }),
+      201,
+    );
+    const components = [
+      {
+        type: "body",
+        parameters: [
+          { type: "text", parameter_name: "first_name", text: "Bia" },
+          { type: "text", parameter_name: "order_id", text: "77" },
+        ],
+      },
+    ];
+    await expectJson(
+      await send("template", { phone: stranger, template: { name: "pedido_nomeado", language: "pt_BR", components } }),
+      201,
+    );
+    const [named, raw] = await sent(before);
+    expect(named!.template).toEqual({
+      name: "pedido_nomeado",
+      language: { code: "pt_BR" },
+      components: [
+        {
+          type: "body",
+          parameters: [
+            { type: "text", parameter_name: "first_name", text: "Ana" },
+            { type: "text", parameter_name: "order_id", text: "8601" },
+          ],
+        },
+      ],
+    });
+    expect(raw!.template).toEqual({ name: "pedido_nomeado", language: { code: "pt_BR" }, components });
+    // Both at once is ambiguous: refused before the operator is called.
+    const both = await send("template", {
+      phone: stranger,
+      template: { name: "pedido_nomeado", language: "pt_BR", body: ["x"], components },
+    });
+    expect((await expectError(both, 422, "validation_error")).error.details).toHaveProperty("template.components");
+  });
+});
+
+describe("re-engagement (131047): the gateway saw the customer's message, the operator counts otherwise", () => {
+  /** A customer message the gateway receives but the mock's own 24 h clock does not count. */
+  async function windowOnlyAtTheGateway(from: string, text: string) {
+    await r.ctl("POST", "/mock/webhooks", {
+      phoneNumberId: n.phoneNumberId,
+      field: "messages",
+      value: {
+        messaging_product: "whatsapp",
+        metadata: { display_phone_number: n.phone, phone_number_id: n.phoneNumberId },
+        contacts: [{ profile: { name: "Cliente" }, wa_id: from }],
+        messages: [
+          {
+            from,
+            id: `wamid.reeng${from}`,
+            timestamp: String(Math.floor(Date.now() / 1000)),
+            type: "text",
+            text: { body: text },
+          },
+        ],
+      },
+    });
+    await waitForEvent(r.c, n.id, "message", (p) => p.text === text);
+  }
+
+  it("answered at once (sync): 422 network_rejected on chatId with the operator's code", async () => {
+    const from = "5521944440001";
+    await windowOnlyAtTheGateway(from, "janela só no gateway 1");
+    await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { windowMode: "sync" });
+    try {
+      const res = await send("text", { phone: from, text: "fora da janela do operador" });
+      const body = await expectError(res, 422, "network_rejected");
+      expect(body.error.details).toMatchObject({ operatorCode: "131047", chatId: expect.stringMatching(/24 h/) });
+      expect(body.error.details?.operatorMessage).toMatch(/24 hours/);
+    } finally {
+      await r.ctl("PATCH", `/mock/numbers/${n.phoneNumberId}`, { windowMode: "async" });
+    }
+  });
+
+  it("reported later (async): accepted, then message.ack failed with code 131047", async () => {
+    const from = "5521944440002";
+    await windowOnlyAtTheGateway(from, "janela só no gateway 2");
+    const out = await expectJson(await send("text", { phone: from, text: "aceito e depois recusado" }), 201);
+    const [failed] = await waitForEvent(r.c, n.id, "message.ack", (p) => p.id === out.id && p.status === "failed");
+    expect(failed!.payload.error).toMatchObject({ code: 131047, message: expect.stringMatching(/24 h/) });
+    expect(failed!.payload.pricing).toBeUndefined();
+  });
+});
+
 describe("the operator's errors", () => {
   it("map to the spec's codes with the operator's code and message in details", async () => {
     const cases: [number, number, string][] = [
@@ -397,6 +618,73 @@ describe("events of our sends", () => {
     const out = await expectJson(await send("text", { phone: lost, text: "Olá" }), 201);
     const [failed] = await waitForEvent(r.c, n.id, "message.ack", (p) => p.id === out.id && p.status === "failed");
     expect(failed!.payload.error).toMatchObject({ code: 131026, message: expect.any(String) });
+  });
+});
+
+describe("played", () => {
+  it("the first play of a voice note is message.ack played", async () => {
+    const listener = "5521955550001";
+    await r.ctl("PUT", `/mock/numbers/${n.phoneNumberId}/users/${listener}`, { autoStatus: false });
+    await r.inbound(n, listener, { type: "text", text: { body: "manda um áudio" } });
+    await waitForEvent(r.c, n.id, "message", (p) => p.text === "manda um áudio");
+    const out = await expectJson(
+      await send("voice", {
+        phone: listener,
+        file: { data: OGG.toString("base64"), mimetype: "audio/ogg" },
+        convert: false,
+      }),
+      201,
+    );
+    const wamid = String(out.id).split("_")[2]!.replace(/-/g, "+").replace(/~/g, "/");
+    for (const status of ["sent", "delivered", "played"]) {
+      await r.ctl("POST", `/mock/numbers/${n.phoneNumberId}/outbox/${encodeURIComponent(wamid)}/status`, { status });
+    }
+    await waitForEvent(r.c, n.id, "message.ack", (p) => p.id === out.id && p.status === "played");
+    const acks = (await r.c.events(n.id, "message.ack")).filter((e) => e.payload.id === out.id);
+    expect(acks.map((e) => e.payload.status)).toEqual(["sent", "delivered", "played"]);
+    const stored = await expectJson<{ ackName: string }>(
+      await r.c.as(n.token)(`/v1/instances/${n.id}/chats/${listener}@c.us/messages/${String(out.id)}`),
+    );
+    expect(stored.ackName).toBe("PLAYED");
+  });
+});
+
+describe("free trial on an official instance", () => {
+  it("the daily allowance is counted as on standard instances: 429 trial_limit_reached, nothing reaches the operator", async () => {
+    const t = await r.number();
+    const doc = await expectJson<{ instance: { billingStatus: string } }>(
+      await r.c.admin("GET", `/v1/admin/instances/${t.id}`),
+    );
+    expect(doc.instance.billingStatus).toBe("trialing");
+    await r.inbound(t, CUSTOMER, { type: "text", text: { body: "oi, teste" } });
+    await waitForEvent(r.c, t.id, "message", (p) => p.text === "oi, teste");
+    // Today's allowance used up but one (the counter the limiter keeps).
+    const day = new Date().toISOString().slice(0, 10);
+    await r.c.platform.redis.set(r.c.platform.keys.trialCount(t.id, day), "299", "EX", 172_800);
+    const api = r.c.as(t.token);
+    const seq = async () =>
+      (
+        (await (await r.ctl("GET", `/mock/numbers/${t.phoneNumberId}/requests`)).json()) as {
+          requests: { seq: number }[];
+        }
+      ).requests.length;
+    expect(
+      (await api(`/v1/instances/${t.id}/messages/text`, { method: "POST", json: { phone: CUSTOMER, text: "300" } }))
+        .status,
+    ).toBe(201);
+    const sentSoFar = await seq();
+    const over = await api(`/v1/instances/${t.id}/messages/text`, {
+      method: "POST",
+      json: { phone: CUSTOMER, text: "301" },
+    });
+    await expectError(over, 429, "trial_limit_reached");
+    expect(Number(over.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    const template = await api(`/v1/instances/${t.id}/messages/template`, {
+      method: "POST",
+      json: { phone: CUSTOMER, template: { name: "qualquer", language: "pt_BR" } },
+    });
+    await expectError(template, 429, "trial_limit_reached");
+    expect(await seq()).toBe(sentSoFar);
   });
 });
 

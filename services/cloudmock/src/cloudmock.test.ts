@@ -110,6 +110,23 @@ describe("Graph", () => {
     await ctl("PATCH", `/mock/numbers/${N.phoneNumberId}`, { tokenExpired: false });
   });
 
+  it("errors on demand: the operator's JSON body, or a raw body as a proxy in front would answer", async () => {
+    const inject = (json: Record<string, unknown>) => ctl("POST", `/mock/numbers/${N.phoneNumberId}/errors`, json);
+    expect((await inject({ op: "node", body: "x" })).status).toBe(400); // a raw body needs its status
+    expect((await inject({ op: "node", code: 131016, details: "em manutenção" })).status).toBe(200);
+    const json = await graph("GET", N.phoneNumberId, N.accessToken);
+    expect(json.status).toBe(500);
+    expect(((await json.json()) as { error: { code: number } }).error.code).toBe(131016);
+    await inject({ op: "node", status: 502, body: "<html><body>502 Bad Gateway</body></html>", count: 2 });
+    for (let i = 0; i < 2; i++) {
+      const raw = await graph("GET", N.phoneNumberId, N.accessToken);
+      expect(raw.status).toBe(502);
+      expect(raw.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(await raw.text()).toBe("<html><body>502 Bad Gateway</body></html>");
+    }
+    expect((await graph("GET", N.phoneNumberId, N.accessToken)).status).toBe(200); // used up
+  });
+
   it("validates messages with the operator's codes and answers the documented success body", async () => {
     const bad = await graph("POST", `${N.phoneNumberId}/messages`, N.accessToken, {
       messaging_product: "whatsapp",

@@ -55,15 +55,22 @@ const inboundInput = z.looseObject({
   referral: z.record(z.string(), z.unknown()).optional(),
   media: z.object({ data: z.string().min(1), mimetype: z.string().min(3), filename: z.string().optional() }).optional(),
 });
-const errorInput = z.object({
-  op: z.enum(["messages", "media", "profile", "templates", "node", "uploads", "app", "any"]),
-  code: z.number().int(),
-  status: z.number().int().min(400).max(599).optional(),
-  subcode: z.number().int().optional(),
-  title: z.string().optional(),
-  details: z.string().optional(),
-  count: z.number().int().min(1).default(1),
-});
+const errorInput = z
+  .object({
+    op: z.enum(["messages", "media", "profile", "templates", "node", "uploads", "app", "any"]),
+    code: z.number().int().optional(),
+    status: z.number().int().min(400).max(599).optional(),
+    subcode: z.number().int().optional(),
+    title: z.string().optional(),
+    details: z.string().optional(),
+    /** Answered as given instead of the operator's JSON (what a proxy or load balancer in front says). */
+    body: z.string().optional(),
+    contentType: z.string().default("text/html; charset=utf-8"),
+    count: z.number().int().min(1).default(1),
+  })
+  .refine((e) => e.code !== undefined || (e.body !== undefined && e.status !== undefined), {
+    message: "code, or a raw body with its status",
+  });
 
 export function registerControl(app: FastifyInstance, state: CloudMockState, hooks: WebhookSender): void {
   app.addHook("onRequest", async (req) => {

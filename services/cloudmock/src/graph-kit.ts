@@ -109,8 +109,15 @@ export function graphRoute(
         });
         if (state.requests.length > 20_000) state.requests.shift();
         const injected = state.takeError(n.phoneNumberId, op);
+        if (injected?.body !== undefined) {
+          // Not the operator speaking: a proxy's or load balancer's own page, as given.
+          return reply
+            .code(injected.status ?? 502)
+            .type(injected.contentType ?? "text/html; charset=utf-8")
+            .send(injected.body);
+        }
         if (injected) {
-          throw new GraphFault(injected.code, injected.details, {
+          throw new GraphFault(injected.code ?? 131000, injected.details, {
             ...(injected.status !== undefined ? { status: injected.status } : {}),
             ...(injected.subcode !== undefined ? { subcode: injected.subcode } : {}),
             ...(injected.title !== undefined ? { title: injected.title } : {}),

@@ -147,7 +147,7 @@ export function validateMessage(
   let customer: Customer | undefined;
   if (to) {
     if (!/^\d{6,20}$/.test(to)) throw bad("to must be a phone number", 131009);
-    customer = state.customer(n, to);
+    customer = state.recipient(n, to);
   } else if (recipient) {
     customer = state.customerByUserId(n, recipient);
     if (!customer) throw bad(`recipient ${recipient} is not a known user id`, 131009);

@@ -102,7 +102,10 @@ export interface DeliveryRecord {
 export interface InjectedError {
   phoneNumberId: string;
   op: string;
-  code: number;
+  /** The operator's code; absent with `body` (a raw answer that is not the operator's JSON). */
+  code?: number | undefined;
+  body?: string | undefined;
+  contentType?: string;
   status?: number;
   subcode?: number;
   title?: string;
@@ -171,6 +174,21 @@ export class CloudMockState {
       n.users.set(waId, c);
     }
     return c;
+  }
+
+  /**
+   * The customer a send's `to` reaches: as given, or — a Brazilian mobile number typed with the
+   * ninth digit when registered without it, or the other way round — the registered one, as the
+   * operator resolves it (its answer's `wa_id` is the registered form, reference §1.3).
+   */
+  recipient(n: BusinessNumber, to: string): Customer {
+    if (n.users.has(to)) return n.users.get(to)!;
+    const other = /^55\d{2}9[6-9]\d{7}$/.test(to)
+      ? `${to.slice(0, 4)}${to.slice(5)}`
+      : /^55\d{2}[6-9]\d{7}$/.test(to)
+        ? `${to.slice(0, 4)}9${to.slice(4)}`
+        : null;
+    return (other && n.users.get(other)) || this.customer(n, to);
   }
 
   customerByUserId(n: BusinessNumber, userId: string): Customer | undefined {

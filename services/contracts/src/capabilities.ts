@@ -1,4 +1,5 @@
 import { appsCapabilities } from "./areas/apps.ts";
+import { businessCapabilities } from "./areas/business.ts";
 import { callsCapabilities } from "./areas/calls.ts";
 import { channelsCapabilities } from "./areas/channels.ts";
 import { contactsCapabilities } from "./areas/contacts.ts";
@@ -9,6 +10,7 @@ import { mediaCapabilities } from "./areas/media.ts";
 import { presenceCapabilities } from "./areas/presence.ts";
 import { profileCapabilities } from "./areas/profile.ts";
 import { statusCapabilities } from "./areas/status.ts";
+import { templatesCapabilities } from "./areas/templates.ts";
 import { ApiError } from "./errors.ts";
 import type { InstanceKind, Provider } from "./instance.ts";
 
@@ -61,10 +63,13 @@ export const CAPABILITIES = {
   "POST /passkey/confirm": { kinds: "standard", gaps: { baileys: BAILEYS_NO_PASSKEY } },
   // 4.4 Sending
   "POST /messages/text": { kinds: "both", official: "Up to 4,096 characters; a preview only with linkPreview: true." },
-  "POST /messages/image": { kinds: "both", official: "JPG or PNG up to 5 MB." },
-  "POST /messages/file": { kinds: "both", official: "Up to 100 MB." },
+  "POST /messages/image": { kinds: "both", official: "JPG or PNG up to 5 MB; caption up to 1,024 characters." },
+  "POST /messages/file": { kinds: "both", official: "Up to 100 MB; caption up to 1,024 characters." },
   "POST /messages/voice": { kinds: "both", official: "OGG/Opus up to 16 MB (convert: true converts)." },
-  "POST /messages/video": { kinds: "both", official: "MP4 or 3GP up to 16 MB; asNote is ignored." },
+  "POST /messages/video": {
+    kinds: "both",
+    official: "MP4 or 3GP up to 16 MB; caption up to 1,024 characters; asNote is ignored.",
+  },
   "POST /messages/sticker": { kinds: "both", official: "WEBP 512x512, up to 100 KB (500 KB animated)." },
   "POST /messages/link-preview": {
     kinds: "both",
@@ -115,13 +120,8 @@ export const CAPABILITIES = {
   "GET /queue/{queueId}": both,
   "DELETE /queue/{queueId}": both,
   // 4.11 Business profile, 4.12 templates, number data on the operator side (4.14)
-  "GET /business-profile": official,
-  "PATCH /business-profile": official,
-  "PUT /business-profile/picture": official,
-  "GET /templates": official,
-  "POST /templates": official,
-  "DELETE /templates/{name}": official,
-  "GET /phone-number": official,
+  ...businessCapabilities,
+  ...templatesCapabilities,
   // 4.13 Webhooks, recent events (4.14)
   "POST /webhooks": both,
   "GET /webhooks": both,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chatOf, normalizeChatId, requireChat } from "./chat-id.ts";
+import { brazilianMobileAlternate, chatOf, isBrazilianMobile, normalizeChatId, requireChat } from "./chat-id.ts";
 import { ApiError } from "./errors.ts";
 
 describe("normalizeChatId (spec 1)", () => {
@@ -47,5 +47,22 @@ describe("chatOf / requireChat", () => {
 
   it("not a chat id → validation_error on chatId", () => {
     expect(() => chatOf({ chatId: "nope" })).toThrow(ApiError);
+  });
+});
+
+describe("Brazilian mobile numbers (spec 1 rule 2)", () => {
+  it.each([
+    ["5511988887777", "551188887777"],
+    ["551188887777", "5511988887777"],
+    ["5521966665555", "552166665555"],
+  ])("%s ↔ %s", (typed, other) => {
+    expect(isBrazilianMobile(typed)).toBe(true);
+    expect(brazilianMobileAlternate(typed)).toBe(other);
+    expect(brazilianMobileAlternate(other)).toBe(typed);
+  });
+
+  it.each(["551133334444", "15551234567", "5511988887", "55119888877776"])("%s has no other form", (d) => {
+    expect(brazilianMobileAlternate(d)).toBeNull();
+    expect(isBrazilianMobile(d)).toBe(false);
   });
 });

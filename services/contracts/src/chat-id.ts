@@ -22,6 +22,22 @@ export function normalizeChatId(raw: string): string | null {
   return base ? `${base}@${server}` : null;
 }
 
+/** Brazilian mobile numbers, with or without the ninth digit: the form the network knows varies. */
+export function isBrazilianMobile(digits: string): boolean {
+  return brazilianMobileAlternate(digits) !== null;
+}
+
+/**
+ * The other form of a Brazilian mobile number (spec 1 rule 2): the ninth digit added when it
+ * lacks it, removed when it has it; null for any other number. A customer registered as
+ * `551188887777` is typed `5511988887777` as often as not.
+ */
+export function brazilianMobileAlternate(digits: string): string | null {
+  if (/^55\d{2}9[6-9]\d{7}$/.test(digits)) return `${digits.slice(0, 4)}${digits.slice(5)}`;
+  if (/^55\d{2}[6-9]\d{7}$/.test(digits)) return `${digits.slice(0, 4)}9${digits.slice(4)}`;
+  return null;
+}
+
 /** A person (a mention, a group participant): a number or a privacy id, normalized; else null. */
 export function normalizePersonId(raw: string): string | null {
   const id = normalizeChatId(raw);

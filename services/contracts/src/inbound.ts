@@ -42,6 +42,11 @@ export interface InboundMessage {
   referral?: Record<string, string> | null;
   /** Official gateway: the reply button or list row the customer chose (`button_reply`, `list_reply`). */
   interactive?: { type: string; id: string; title: string; description?: string } | null;
+  /**
+   * Official gateway: the operator could not hand the message over (`messages[].errors`, e.g.
+   * 131051 for a type the Cloud API does not support): its code, title and details.
+   */
+  error?: { code: number | null; message: string; details: string | null } | null;
   /** The network's own event, as received. */
   raw: unknown;
   /** The media bytes when the provider has them inline (sim); Baileys downloads on demand. */

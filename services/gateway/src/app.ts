@@ -87,7 +87,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
   registerRestRoutes(pub, platform, config, sessions, sending);
   registerSignedFiles(pub, platform, sessions);
-  registerOfficialWebhook(pub, platform, config);
+  registerOfficialWebhook(pub, platform, config, metrics.officialChanges);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);

@@ -1,3 +1,4 @@
+import { brazilianMobileAlternate } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
 
@@ -34,10 +35,21 @@ export class ConversationWindows {
     await this.redis.eval(NOTE, 1, this.k.cloudWindow(instanceId, chatId), at, messageId, Math.floor(now / 1000));
   }
 
-  /** The customer's last message while the window is open, else null. */
+  /**
+   * The customer's last message while the window is open, else null. A Brazilian mobile chat is
+   * looked up in both forms (spec 1 rule 2): the window is kept under the number the operator
+   * registered (its `wa_id`, which may lack the ninth digit or have it), while a send names the
+   * number as typed; the newer of the two counts.
+   */
   async lastInbound(instanceId: string, chatId: string): Promise<{ at: number; id: string } | null> {
-    const v = await this.redis.get(this.k.cloudWindow(instanceId, chatId));
-    const m = v ? /^(\d+)\|(.+)$/.exec(v) : null;
-    return m ? { at: Number(m[1]), id: m[2]! } : null;
+    const m = /^(\d+)@c\.us$/.exec(chatId);
+    const other = m ? brazilianMobileAlternate(m[1]!) : null;
+    const keys = [chatId, ...(other ? [`${other}@c.us`] : [])].map((c) => this.k.cloudWindow(instanceId, c));
+    let last: { at: number; id: string } | null = null;
+    for (const v of await this.redis.mget(...keys)) {
+      const found = v ? /^(\d+)\|(.+)$/.exec(v) : null;
+      if (found && (!last || Number(found[1]) > last.at)) last = { at: Number(found[1]), id: found[2]! };
+    }
+    return last;
   }
 }

@@ -1,10 +1,5 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, isBrazilianMobile } from "@gw/contracts";
 import type { SessionApi } from "@gw/session";
-
-/** Brazilian mobile numbers, with or without the ninth digit: the form the network knows varies. */
-export function isBrazilianMobile(digits: string): boolean {
-  return /^55\d{2}9[6-9]\d{7}$/.test(digits) || /^55\d{2}[6-9]\d{7}$/.test(digits);
-}
 
 const TTL_MS = 60 * 60_000;
 const MAX_ENTRIES = 100_000;

@@ -1,5 +1,6 @@
 import {
   ApiError,
+  OFFICIAL_CAPTION_MAX,
   OFFICIAL_LIST_MAX_ROWS,
   OFFICIAL_LIST_MAX_SECTIONS,
   OFFICIAL_MEDIA_RULES,
@@ -8,10 +9,15 @@ import {
   type SendRequest,
   type SendRoute,
 } from "@gw/contracts";
+import { imageSize } from "@gw/session/providers/cloud/image-size";
+
+/** The operator's sticker: a WEBP of exactly 512x512 (spec 4.4, official gateway). */
+export const OFFICIAL_STICKER_SIDE = 512;
 
 /**
  * What the operator's Cloud API refuses, checked before anything is uploaded or sent (spec 4.4's
- * "official gateway" notes and spec 8): text length, list size, media types and sizes.
+ * "official gateway" notes and spec 8): text and caption length, list size, media types and sizes,
+ * a sticker's 512x512.
  */
 
 const invalid = (field: string, text: string) =>
@@ -30,6 +36,13 @@ const RULE_OF_ROUTE: Partial<Record<SendRoute, MediaRule>> = {
 export function officialBodyRules(req: SendRequest): void {
   if (req.route === "text" && req.body.text.length > OFFICIAL_TEXT_MAX) {
     throw invalid("text", `no gateway oficial o texto vai até ${OFFICIAL_TEXT_MAX} caracteres`);
+  }
+  // Media captions: 1,024 characters on the operator (the standard kind takes 4,096).
+  if (req.route === "image" || req.route === "video" || req.route === "file") {
+    const caption = req.body.caption;
+    if (caption && caption.length > OFFICIAL_CAPTION_MAX) {
+      throw invalid("caption", `no gateway oficial a legenda vai até ${OFFICIAL_CAPTION_MAX} caracteres`);
+    }
   }
   if (req.route === "list") {
     const { sections } = req.body.message;
@@ -61,5 +74,13 @@ export function officialMediaRules(route: SendRoute, mimetype: string, bytes: Bu
   const max = key === "sticker" && !isAnimatedWebp(bytes) ? OFFICIAL_STATIC_STICKER_MAX : rule.maxBytes;
   if (bytes.length > max) {
     throw invalid(field, `no gateway oficial: ${rule.text} (recebidos ${bytes.length} bytes)`);
+  }
+  if (key === "sticker") {
+    const size = imageSize(bytes);
+    const side = OFFICIAL_STICKER_SIDE;
+    if (size?.type !== "image/webp") throw invalid(field, "no gateway oficial: a figurinha deve ser WEBP");
+    if (size.width !== side || size.height !== side) {
+      throw invalid(field, `no gateway oficial: figurinha de ${side}x${side} (recebida ${size.width}x${size.height})`);
+    }
   }
 }

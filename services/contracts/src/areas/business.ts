@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Capability } from "../capabilities.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -80,3 +81,15 @@ export const businessOps = defineOps({
   },
   "business.phoneNumber": { input: z.object({}), output: phoneNumberInfoSchema },
 });
+
+// --- capabilities ------------------------------------------------------------------------------
+
+const official: Capability = { kinds: "official" };
+
+/** Spec 4.11 (business profile) and 4.14's number data on the operator side: official-only. */
+export const businessCapabilities: Record<string, Capability> = {
+  "GET /business-profile": official,
+  "PATCH /business-profile": official,
+  "PUT /business-profile/picture": official,
+  "GET /phone-number": official,
+};

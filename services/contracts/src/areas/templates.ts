@@ -1,4 +1,5 @@
 import { z } from "zod";
+import type { Capability } from "../capabilities.ts";
 import { defineOps } from "../ops.ts";
 
 /** Operator-approved templates (spec 4.12, shape of 2.10), official-gateway instances only. */
@@ -104,3 +105,14 @@ export const templateOps = defineOps({
   },
   "templates.delete": { input: templateDeleteInput, output: z.object({ success: z.literal(true) }) },
 });
+
+// --- capabilities ------------------------------------------------------------------------------
+
+const official: Capability = { kinds: "official" };
+
+/** Spec 4.12: the WABA's message templates, official-only. */
+export const templatesCapabilities: Record<string, Capability> = {
+  "GET /templates": official,
+  "POST /templates": official,
+  "DELETE /templates/{name}": official,
+};

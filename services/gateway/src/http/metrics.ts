@@ -18,8 +18,15 @@ export function createMetrics() {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
+  const officialChanges = new Counter({
+    name: "gateway_official_webhook_changes_total",
+    help: "Changes of the operator's webhooks by outcome: accepted, unknown_number (acknowledged and dropped), bad_signature",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
   return {
     registry,
+    officialChanges,
     /** Counts every response of `app` (route template, never the raw URL: bounded label sets). */
     instrument(app: FastifyInstance) {
       // The labelled children, looked up once per (method, route, status): prom-client hashes

@@ -108,6 +108,7 @@ export async function inboundPayload(
       ...(m.forwarded ? { forwarded: true } : {}),
       referral: m.referral ?? null,
       ...(m.interactive ? { interactive: m.interactive } : {}),
+      ...(m.error ? { error: m.error } : {}),
       raw,
     },
   };

@@ -85,8 +85,41 @@ export const GRAPH_ERRORS: Record<number, Mapping> = {
 };
 
 /** Codes that mean the credentials themselves no longer work: the instance is FAILED. */
+const AUTH_CODES = new Set([0, 102, 190]);
+
+/**
+ * The credentials were refused: the operator's auth codes; or, when the answer carried no
+ * operator error body (a proxy's page, an empty answer), only an HTTP 401 says so.
+ */
 export function isAuthFailure(err: unknown): err is GraphError {
-  return err instanceof GraphError && (err.code === 190 || err.code === 0 || err.code === 102) && !err.transport;
+  if (!(err instanceof GraphError) || err.transport) return false;
+  return err.code === null ? err.status === 401 : AUTH_CODES.has(err.code);
+}
+
+/**
+ * An answer without the operator's error body: what its HTTP status says. A 5xx or 429 from the
+ * operator or a proxy in front of it is transient (tried again after Retry-After); a 401 is an
+ * authentication failure (handled by {@link isAuthFailure}); a 404 usually means a wrong
+ * `apiBaseUrl`.
+ */
+function statusMapping(status: number): Mapping {
+  const http = `HTTP ${status}`;
+  if (status === 502 || status === 503 || status === 504) {
+    return { code: "network_unavailable", text: `O operador está indisponível (${http}).`, retryAfter: 5 };
+  }
+  if (status >= 500) return { code: "network_error", text: `Erro no operador (${http}).`, retryAfter: 5 };
+  if (status === 429) {
+    return { code: "rate_limited", text: `Limite de chamadas no operador atingido (${http}).`, retryAfter: 60 };
+  }
+  if (status === 408) {
+    return { code: "network_unavailable", text: `O operador não respondeu a tempo (${http}).`, retryAfter: 5 };
+  }
+  if (status === 401) return { code: "network_error", text: `O operador recusou as credenciais (${http}).` };
+  if (status === 403) return { code: "network_error", text: `Acesso negado no operador (${http}).` };
+  if (status === 404) {
+    return { code: "network_error", text: `Endereço inexistente no operador (${http}); confira cloud.apiBaseUrl.` };
+  }
+  return { code: "network_rejected", text: `O operador recusou a requisição (${http}).` };
 }
 
 function mappingOf(code: number): Mapping | undefined {
@@ -103,6 +136,11 @@ export function apiErrorOfGraph(err: unknown, fieldHint?: string): ApiError {
     return err.message === "timeout"
       ? new ApiError("network_timeout")
       : new ApiError("network_unavailable", "O operador não respondeu; tente de novo.", undefined, 5);
+  }
+  if (err.code === null) {
+    // Not the operator's error body: the HTTP status is all there is (kept as operatorStatus).
+    const m = statusMapping(err.status);
+    return new ApiError(m.code, m.text, { operatorStatus: String(err.status) }, err.retryAfter ?? m.retryAfter);
   }
   const m = mappingOf(err.code);
   const operator = {
@@ -121,6 +159,17 @@ export function apiErrorOfGraph(err: unknown, fieldHint?: string): ApiError {
       : `O operador recusou: ${m.text}.`
     : m.text;
   return new ApiError(m.code, message, details, err.retryAfter ?? m.retryAfter);
+}
+
+/**
+ * A failure worth trying again later (the operator unreachable, failing on its side, or rate
+ * limiting): at start the instance stays STARTING and checks again instead of turning FAILED.
+ */
+export function isTransient(err: unknown): boolean {
+  if (!(err instanceof GraphError)) return false;
+  if (err.transport) return true;
+  const mapped = apiErrorOfGraph(err);
+  return mapped.code === "rate_limited" || mapped.code === "network_unavailable" || err.status >= 500;
 }
 
 /** An async failure of a status webhook (`errors[0]`) → the ack's error (spec 2.9 `{code, message}`). */

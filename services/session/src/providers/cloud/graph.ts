@@ -18,11 +18,16 @@ export interface GraphErrorBody {
   fbtrace_id?: string;
 }
 
-/** An error answer of the operator (or no answer: `code` 0, `transport` true). */
+/**
+ * An error answer of the operator. `code` is the operator's error code, or null when the answer
+ * carried none: a body that is not the operator's JSON (a proxy's or load balancer's page, an
+ * empty 502) — then only the HTTP status says what happened. No answer at all: `transport` true.
+ * (Code 0 is a real code of the operator, AuthException: never a stand-in for "none".)
+ */
 export class GraphError extends Error {
   constructor(
     readonly status: number,
-    readonly code: number,
+    readonly code: number | null,
     message: string,
     readonly details: string | null,
     readonly subcode: number | null,
@@ -59,10 +64,11 @@ async function answer<T>(res: Awaited<ReturnType<typeof request>>): Promise<T> {
   if (res.statusCode >= 200 && res.statusCode < 300) return body as T;
   const err = ((body as { error?: GraphErrorBody } | null)?.error ?? {}) as GraphErrorBody;
   const retry = Number(res.headers["retry-after"]);
+  const code = typeof err.code === "number" ? err.code : null;
   throw new GraphError(
     res.statusCode,
-    typeof err.code === "number" ? err.code : 0,
-    err.message ?? `HTTP ${res.statusCode}`,
+    code,
+    err.message ?? (code === null ? `HTTP ${res.statusCode} sem corpo de erro do operador` : `HTTP ${res.statusCode}`),
     err.error_data?.details ?? null,
     typeof err.error_subcode === "number" ? err.error_subcode : null,
     false,
@@ -88,7 +94,7 @@ async function send<T>(
     });
   } catch (err) {
     const timeout = (err as { code?: string }).code?.includes("TIMEOUT") ?? false;
-    throw new GraphError(0, 0, timeout ? "timeout" : String((err as Error).message), null, null, true);
+    throw new GraphError(0, null, timeout ? "timeout" : String((err as Error).message), null, null, true);
   }
   return answer<T>(res);
 }
@@ -129,7 +135,7 @@ export const graph = {
         bodyTimeout: target.timeoutMs,
       });
     } catch (err) {
-      throw new GraphError(0, 0, String((err as Error).message), null, null, true);
+      throw new GraphError(0, null, String((err as Error).message), null, null, true);
     }
     if (res.statusCode !== 200) return answer(res);
     const data = Buffer.from(await res.body.arrayBuffer());

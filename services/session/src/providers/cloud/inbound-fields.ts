@@ -10,8 +10,21 @@ import { type CloudItem, echoesChange, messagesChange } from "./inbound.ts";
  * operator's values as given, `timestamp` in unix seconds, `raw` the operator's value.
  */
 
-export type CloudEventItem = { kind: "event"; key: string; event: EventKind; payload: Record<string, unknown> };
-export type CloudHistoryItem = { kind: "history"; key: string; items: CloudItem[]; payload: Record<string, unknown> };
+export type CloudEventItem = {
+  kind: "event";
+  key: string;
+  event: EventKind;
+  payload: Record<string, unknown>;
+  /** Also logged as a warning (the operator reported an error), with these fields. */
+  warn?: Record<string, unknown>;
+};
+/** Messages of the past for the read model only; `payload`: the `history.sync` event, if any. */
+export type CloudHistoryItem = {
+  kind: "history";
+  key: string;
+  items: CloudItem[];
+  payload: Record<string, unknown> | null;
+};
 export type CloudChangeItem = CloudItem | CloudEventItem | CloudHistoryItem;
 
 type Obj = Record<string, unknown>;
@@ -50,11 +63,12 @@ function templateRef(v: Obj) {
 export function mapChange(field: string, value: unknown, time?: number): CloudChangeItem[] {
   const v = obj(value);
   const timestamp = typeof time === "number" && time > 0 ? time : nowS();
+  const errors = valueErrors(field, value, timestamp);
   switch (field) {
     case "messages":
-      return messagesChange(value);
+      return [...messagesChange(value), ...identityChanges(value, timestamp), ...errors];
     case "smb_message_echoes":
-      return echoesChange(value);
+      return [...echoesChange(value), ...errors];
     case "message_template_status_update":
       return [
         event(field, value, "template.status", {
@@ -145,6 +159,7 @@ export function mapChange(field: string, value: unknown, time?: number): CloudCh
     case "smb_app_state_sync":
       return [
         event(field, value, "contact.sync", {
+          source: "smb_app_state_sync",
           contacts: arr(v.state_sync).map((s) => {
             const o = obj(s);
             const c = obj(o.contact);
@@ -162,10 +177,83 @@ export function mapChange(field: string, value: unknown, time?: number): CloudCh
         }),
       ];
     case "history":
-      return historyChange(value, timestamp);
+      return [...historyChange(value, timestamp), ...errors];
+    case "user_id_update":
+      // A customer's business-scoped id changed. The reference (§3.7) names the field and no
+      // payload, so nothing of it is interpreted: the operator's value goes as given in `raw`.
+      return [event(field, value, "contact.sync", { source: "user_id_update", contacts: [], timestamp })];
     default:
-      return [];
+      return errors;
   }
+}
+
+/**
+ * Errors the operator reports for a whole change (`value.errors[]`, reference §2.1, §3.4: e.g.
+ * 131000 "Unsupported webhook payload", 130429 throughput), not tied to one message: each is an
+ * `account.alert` (`alertType: "OPERATOR_ERROR"`, the error in `error`) and a warning in the log.
+ */
+function valueErrors(field: string, value: unknown, timestamp: number): CloudEventItem[] {
+  const v = obj(value);
+  const phoneNumberId = strOrNull(obj(v.metadata).phone_number_id);
+  return arr(v.errors).map((e, i) => {
+    const o = obj(e);
+    const code = typeof o.code === "number" ? o.code : null;
+    const title = strOrNull(o.title) ?? strOrNull(o.message) ?? "erro do operador";
+    const details = strOrNull(obj(o.error_data).details);
+    return {
+      kind: "event",
+      // The change's bytes and the error's place in it: the operator's retry of it is a duplicate.
+      key: keyOf(`${field}:errors:${i}`, value),
+      event: "account.alert",
+      payload: {
+        entityType: "PHONE_NUMBER",
+        entityId: phoneNumberId,
+        alertSeverity: "WARNING",
+        alertStatus: "ACTIVE",
+        alertType: "OPERATOR_ERROR",
+        alertDescription: details ? `${title}: ${details}` : title,
+        error: { code, title, message: strOrNull(o.message) ?? title, details, href: strOrNull(o.href) },
+        field,
+        timestamp,
+        raw: e,
+      },
+      warn: { field, code, title, details },
+    };
+  });
+}
+
+/**
+ * A customer changed number (`system` message `user_changed_number`, reference §3.4: the new
+ * number in `system.wa_id`, the old one in `from`): besides the message itself (type `unknown`,
+ * its text), a `contact.sync` says which chat is now which.
+ */
+function identityChanges(value: unknown, timestamp: number): CloudEventItem[] {
+  const out: CloudEventItem[] = [];
+  for (const raw of arr(obj(value).messages)) {
+    const m = obj(raw);
+    const system = obj(m.system);
+    if (m.type !== "system" || system.type !== "user_changed_number") continue;
+    const old = strOrNull(m.from);
+    const next = strOrNull(system.wa_id);
+    out.push(
+      event("system", raw, "contact.sync", {
+        source: "system",
+        contacts: [
+          {
+            action: "user_changed_number",
+            chatId: old ? `${old}@c.us` : null,
+            phone: old ?? "",
+            newChatId: next ? `${next}@c.us` : null,
+            newPhone: next ?? "",
+            text: strOrNull(system.body),
+            timestamp: Number(m.timestamp) || timestamp,
+          },
+        ],
+        timestamp,
+      }),
+    );
+  }
+  return out;
 }
 
 /**
@@ -174,6 +262,8 @@ export function mapChange(field: string, value: unknown, time?: number): CloudCh
  */
 function historyChange(value: unknown, timestamp: number): CloudChangeItem[] {
   const out: CloudChangeItem[] = [];
+  const followUps = historyMedia(value);
+  if (followUps) out.push(followUps);
   for (const h of arr(obj(value).history)) {
     const chunk = obj(h);
     const meta = obj(chunk.metadata);
@@ -206,4 +296,27 @@ function historyChange(value: unknown, timestamp: number): CloudChangeItem[] {
     });
   }
   return out;
+}
+
+/**
+ * The media of history messages that arrived as `media_placeholder`: separate `history` changes
+ * whose value has a normal `messages[]` (reference §3.6), each replacing its placeholder in the
+ * read model (same message id; the media id downloadable). A message the business sent (`from`
+ * its own number) needs `to` to name its chat. No event: the chunk's `history.sync` was sent.
+ */
+function historyMedia(value: unknown): CloudHistoryItem | null {
+  const v = obj(value);
+  const messages = arr(v.messages);
+  if (messages.length === 0) return null;
+  const own = strOrNull(obj(v.metadata).display_phone_number)?.replace(/\D/g, "") ?? null;
+  const items: CloudItem[] = [];
+  for (const m of messages) {
+    const mo = obj(m);
+    const fromMe = own !== null && strOrNull(mo.from)?.replace(/\D/g, "") === own;
+    const mapped = fromMe
+      ? echoesChange({ message_echoes: [mo] })
+      : messagesChange({ ...v, messages: [mo], statuses: [] });
+    items.push(...mapped.map((i) => ({ ...i, key: `hm:${i.key}:${strOrNull(mo.type) ?? ""}` })));
+  }
+  return { kind: "history", key: keyOf("history:media", value), items, payload: null };
 }

@@ -18,7 +18,7 @@ import { chatOfUser, networkIdOf } from "./ids.ts";
  * | interactive `button_reply` / `list_reply`, template `button` | button_reply / list_reply (`interactive` says which) |
  * | reaction | `message.reaction` (empty emoji: removed) |
  * | edit, revoke (coexistence) | `message.edited`, `message.revoked` |
- * | order, system, unsupported, anything else | unknown (text when it has one) |
+ * | order, system, unsupported, anything else | unknown (text when it has one; `error` when the operator gives one) |
  */
 
 export type CloudItem =
@@ -134,6 +134,20 @@ function contentOf(m: Obj): Pick<InboundMessage, "type" | "text" | "media" | "ta
   }
 }
 
+/**
+ * Why the operator could not hand a message over (`messages[].errors`, reference §3.4: 131051 on
+ * an unsupported type, 131052 when the customer's media could not be fetched): the first error.
+ */
+function messageErrorOf(m: Obj): InboundMessage["error"] {
+  const e = obj(arr(m.errors)[0]);
+  if (Object.keys(e).length === 0) return null;
+  return {
+    code: typeof e.code === "number" ? e.code : null,
+    message: str(e.title) ?? str(e.message) ?? "erro do operador",
+    details: str(obj(e.error_data).details),
+  };
+}
+
 interface ContactInfo {
   name: string | null;
   username: string | null;
@@ -173,6 +187,7 @@ export function messagesChange(value: unknown): CloudItem[] {
       pushName: contact?.name ?? contact?.username ?? null,
     };
     const c = contentOf(m);
+    const error = messageErrorOf(m);
     const message: InboundMessage = {
       id: networkIdOf(wamid),
       chatId,
@@ -186,6 +201,7 @@ export function messagesChange(value: unknown): CloudItem[] {
       quotedId: str(context.id) ? networkIdOf(context.id as string) : null,
       ...(context.forwarded === true || context.frequently_forwarded === true ? { forwarded: true } : {}),
       referral: referralOf(m.referral),
+      ...(error ? { error } : {}),
       raw: { ...m, ...(contact ? { contact: arr(v.contacts)[contacts.indexOf(contact)] } : {}) },
     };
     out.push({ kind: "message", key: `m:${wamid}`, message, rawMessage: m, window: true });

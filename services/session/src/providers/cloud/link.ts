@@ -62,13 +62,18 @@ export class CloudLink {
     } catch (err) {
       if (isAuthFailure(err) && this.creds) {
         this.creds = null;
-        this.failed = `código ${err.code}: ${err.message}`;
-        this.ctx.log.warn({ op, code: err.code }, "operator refused the credentials: instance FAILED");
+        this.failed = `${err.code === null ? `HTTP ${err.status}` : `código ${err.code}`}: ${err.message}`;
+        this.ctx.log.warn(
+          { op, code: err.code, status: err.status },
+          "operator refused the credentials: instance FAILED",
+        );
         this.ctx.emit({ type: "status", status: "FAILED", reason: `operator_auth: ${err.message}` });
         throw new ApiError(
           "instance_not_connected",
           "O operador recusou as credenciais (token inválido ou expirado); a instância está FAILED.",
-          { operatorCode: String(err.code), operatorMessage: err.message },
+          err.code === null
+            ? { operatorStatus: String(err.status), operatorMessage: err.message }
+            : { operatorCode: String(err.code), operatorMessage: err.message },
         );
       }
       throw apiErrorOfGraph(err, fieldHint);

@@ -107,6 +107,7 @@ async function apply(platform: Platform, log: Logger, instance: Instance, item: 
         eventId: idOf(instance, item.key, "message.ack", item.ack.timestamp),
       });
     case "event":
+      if (item.warn) log.warn({ instanceId: instance.id, ...item.warn }, "the operator reported an error in a webhook");
       await platform.events.publish(
         instance,
         item.event,
@@ -118,6 +119,7 @@ async function apply(platform: Platform, log: Logger, instance: Instance, item: 
       for (const sub of item.items) {
         if (sub.kind === "message") await applyMessage(platform, log, instance, sub, false);
       }
+      if (!item.payload) return; // media of earlier chunks: the read model only
       const kind: EventKind = "history.sync";
       await platform.events.publish(
         instance,

@@ -12,7 +12,7 @@ import type { Platform } from "@gw/platform";
 import { backoffMs } from "../backoff.ts";
 import type { Picture, ProviderContext, ProviderFactory, ProviderSession } from "../contract.ts";
 import { businessOps, type GraphPhoneNumber, PHONE_FIELDS } from "./business.ts";
-import { isAuthFailure } from "./errors.ts";
+import { isAuthFailure, isTransient } from "./errors.ts";
 import { GraphError } from "./graph.ts";
 import { chatOfUser, networkIdOf, wamidOf } from "./ids.ts";
 import { CloudLink } from "./link.ts";
@@ -91,11 +91,13 @@ class CloudSession implements ProviderSession {
     } catch (err) {
       if (!this.wanted) return;
       if (isAuthFailure(err)) return this.fail(`operator_auth: ${err.message}`);
-      if (err instanceof GraphError && !err.transport && err.status < 500) {
-        return this.fail(`operator_refused: código ${err.code}: ${err.message}`);
+      if (err instanceof GraphError && !isTransient(err)) {
+        const what = err.code === null ? `HTTP ${err.status}` : `código ${err.code}`;
+        return this.fail(`operator_refused: ${what}: ${err.message}`);
       }
-      // Unreachable or failing on its side: stay STARTING and check again, as a lost connection would.
-      this.ctx.log.warn({ err }, "operator unreachable; checking again");
+      // Unreachable, failing on its side (5xx, a proxy's error page) or rate limiting: stay
+      // STARTING and check again, as a lost connection would.
+      this.ctx.log.warn({ err }, "operator unreachable or failing; checking again");
       this.timer = setTimeout(
         () => {
           this.timer = null;
