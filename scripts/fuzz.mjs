@@ -227,7 +227,8 @@ function runSchemathesis(bin, gw, name, { headers, include, exclude = [], params
     "run",
     `${gw.base}/v1/openapi.json`,
     "--checks",
-    process.env.FUZZ_CHECKS ?? "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
+    process.env.FUZZ_CHECKS ??
+      "not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance",
     ...(process.env.FUZZ_MODE ? ["--mode", process.env.FUZZ_MODE] : []),
     "--max-examples",
     maxExamples,
