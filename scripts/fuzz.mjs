@@ -17,7 +17,7 @@
 // and NDJSON reports into .local/fuzz/.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { ROOT, up } from "./stack-lib.mjs";
@@ -26,27 +26,29 @@ const quick = process.argv.includes("--quick");
 const report = process.argv.includes("--report");
 const log = (msg) => process.stderr.write(`[fuzz] ${msg}\n`);
 
-// --- schemathesis, pinned, in its own virtual environment ----------------------------------
+// --- schemathesis, pinned, installed into its own directory ----------------------------------
+// `pip install --target` (as scripts/kube-validate.mjs does): no venv module needed, nothing
+// installed into the machine's Python; run as `python3 -c` with that directory on the path.
 const TOOL_DIR = join(ROOT, ".local", "tools", "schemathesis");
 const REQUIREMENTS = join(ROOT, "scripts", "fuzz-requirements.txt");
+const PYTHON = spawnSync("python3", ["--version"]).status === 0 ? "python3" : "python";
 
-function schemathesisBin() {
-  const bin = join(TOOL_DIR, "bin", "schemathesis");
+function schemathesisCommand() {
   const marker = join(TOOL_DIR, ".installed");
   const want = readFileSync(REQUIREMENTS, "utf8");
-  if (existsSync(bin) && existsSync(marker) && readFileSync(marker, "utf8") === want) return bin;
-  log("installing schemathesis (scripts/fuzz-requirements.txt) into .local/tools/schemathesis");
-  const py = spawnSync("python3", ["--version"]).status === 0 ? "python3" : "python";
-  const steps = [
-    [py, ["-m", "venv", "--clear", TOOL_DIR]],
-    [join(TOOL_DIR, "bin", "pip"), ["install", "--quiet", "--disable-pip-version-check", "-r", REQUIREMENTS]],
-  ];
-  for (const [cmd, args] of steps) {
-    const r = spawnSync(cmd, args, { stdio: ["ignore", "inherit", "inherit"] });
-    if (r.status !== 0) throw new Error(`${cmd} ${args.join(" ")} failed (${r.status})`);
+  if (!existsSync(marker) || readFileSync(marker, "utf8") !== want) {
+    log("installing schemathesis (scripts/fuzz-requirements.txt) into .local/tools/schemathesis");
+    rmSync(TOOL_DIR, { recursive: true, force: true });
+    const args = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--target", TOOL_DIR];
+    const r = spawnSync(PYTHON, [...args, "-r", REQUIREMENTS], { stdio: ["ignore", "inherit", "inherit"] });
+    if (r.status !== 0) throw new Error(`pip install of schemathesis failed (${r.status})`);
+    writeFileSync(marker, want);
   }
-  writeFileSync(marker, want);
-  return bin;
+  return {
+    cmd: PYTHON,
+    args: ["-c", "import sys; from schemathesis.cli import schemathesis; sys.argv[0] = 'schemathesis'; schemathesis()"],
+    env: { PYTHONPATH: TOOL_DIR },
+  };
 }
 
 // --- the gateway under test ----------------------------------------------------------------
@@ -207,7 +209,7 @@ const EXCLUDED = [
   "^/instances/\\{instanceId\\}/(logout|stop|restart)$",
 ];
 
-function runSchemathesis(bin, gw, name, { headers, include, exclude = [], params = {} }) {
+function runSchemathesis(st, gw, name, { headers, include, exclude = [], params = {} }) {
   const dir = join(ROOT, ".local", "fuzz");
   mkdirSync(dir, { recursive: true });
   const config = join(dir, `${name}.toml`);
@@ -253,11 +255,15 @@ function runSchemathesis(bin, gw, name, { headers, include, exclude = [], params
   ];
   log(`${name}: schemathesis ${args.slice(3).join(" ")}`);
   // Its own working directory: schemathesis keeps a cache (.schemathesis/) where it runs.
-  const r = spawnSync(bin, args, { cwd: dir, stdio: "inherit", env: { ...process.env, NO_COLOR: "1" } });
+  const r = spawnSync(st.cmd, [...st.args, ...args], {
+    cwd: dir,
+    stdio: "inherit",
+    env: { ...process.env, ...st.env, NO_COLOR: "1" },
+  });
   return r.status === 0;
 }
 
-const bin = schemathesisBin();
+const st = schemathesisCommand();
 const stack = await up({ quiet: true });
 const gw = await startGateway(stack);
 let ok = false;
@@ -266,7 +272,7 @@ try {
   const off = await officialInstance(gw);
   const instanceRoutes = "^/instances/\\{instanceId\\}";
   const only = process.env.FUZZ_ONLY?.split(",");
-  const run = (name, opts) => (!only || only.includes(name) ? runSchemathesis(bin, gw, name, opts) : true);
+  const run = (name, opts) => (!only || only.includes(name) ? runSchemathesis(st, gw, name, opts) : true);
   const results = [
     run("standard", {
       headers: { "X-Instance-Token": std.token },
