@@ -50,6 +50,16 @@ export function mapNetworkError(err: unknown): ApiError {
   return new ApiError("network_error");
 }
 
+/**
+ * The code of a failed query: the server's `<error code>` (in the Boom's `data`; its status is then
+ * the default 500), else Baileys' own status. `undefined` for anything that is not such an error.
+ */
+export function networkCodeOf(err: unknown): number | undefined {
+  const e = (typeof err === "object" && err !== null ? err : {}) as BoomLike;
+  if (typeof e.data === "number" && Number.isFinite(e.data)) return e.data;
+  return typeof e.output?.statusCode === "number" ? e.output.statusCode : undefined;
+}
+
 interface BoomLike {
   message?: unknown;
   output?: { statusCode?: unknown };

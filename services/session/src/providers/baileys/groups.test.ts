@@ -184,6 +184,32 @@ describe("Baileys groups: operations", () => {
   });
 });
 
+describe("Baileys groups: the server's refusals", () => {
+  // The server answers `<error code text/>`; Baileys throws it with the code in `data` (status 500).
+  const error = (code: string, text: string) => () => [{ tag: "error", attrs: { code, text } }];
+
+  it("an unknown group (404) or one this number left (403) is not_found, not a refusal of the network", async () => {
+    const r = await h.open();
+    for (const [code, text] of [
+      ["404", "item-not-found"],
+      ["403", "forbidden"],
+    ] as const) {
+      const got = r.ops["groups.get"]!({ groupId: GROUP });
+      await h.answer(r.sock, isG2("query", GROUP), error(code, text));
+      await expect(got).rejects.toMatchObject({ code: "not_found" });
+    }
+  });
+
+  it("an invite that is unknown, revoked or expired (404, 406, 410) is not_found", async () => {
+    const r = await h.open();
+    for (const code of ["404", "406", "410"]) {
+      const got = r.ops["groups.invitePreview"]!({ code: "AbCdEfGh12345" });
+      await h.answer(r.sock, isG2("invite"), error(code, "not-acceptable"));
+      await expect(got).rejects.toMatchObject({ code: "not_found" });
+    }
+  });
+});
+
 describe("Baileys groups: notifications", () => {
   it("participants, updates and join requests become the spec's events; this number added is group.join", async () => {
     const r = await h.open();

@@ -9,6 +9,7 @@ import {
   type WASocket,
 } from "@whiskeysockets/baileys";
 import type { BaileysArea, BaileysAreaModule } from "./areas.ts";
+import { networkCodeOf } from "./errors.ts";
 import { toChatId, toUserJid } from "./outbound.ts";
 
 /**
@@ -202,7 +203,7 @@ export const baileysGroups: BaileysAreaModule = (area) => {
 
   const meta = (sock: WASocket, groupId: string) =>
     sock.groupMetadata(groupId).catch((err: unknown) => {
-      const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+      const status = networkCodeOf(err);
       if (status === 404 || status === 403)
         throw new ApiError("not_found", "Grupo não encontrado (ou esta conta não participa dele).");
       throw err;
@@ -292,7 +293,7 @@ export const baileysGroups: BaileysAreaModule = (area) => {
     "groups.invitePreview": ({ code }) =>
       area.call("groups.invitePreview", async (sock) => {
         const g = await sock.groupGetInviteInfo(code).catch((err: unknown) => {
-          const status = (err as { output?: { statusCode?: number } }).output?.statusCode;
+          const status = networkCodeOf(err);
           if (status === 404 || status === 406 || status === 410)
             throw new ApiError("not_found", "Convite inválido ou revogado.");
           throw err;

@@ -30,7 +30,7 @@ import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../co
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
-import { mapNetworkError } from "./errors.ts";
+import { mapNetworkError, networkCodeOf } from "./errors.ts";
 import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
 import {
   brazilianAlternative,
@@ -399,9 +399,8 @@ class BaileysSession implements ProviderSession {
       try {
         return await sock.profilePictureUrl(chatJid(chatId), "image");
       } catch (err) {
-        // The server's `<error code>` (no picture, privacy) rides in the Boom's `data`; its status is 500.
-        const e = err as { output?: { statusCode?: number }; data?: unknown };
-        const code = typeof e.data === "number" ? e.data : e.output?.statusCode;
+        // No picture, or privacy: the server's `<error code>` (see networkCodeOf).
+        const code = networkCodeOf(err);
         if (code === 404 || code === 401 || code === 403) return undefined;
         throw err;
       }
