@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 import { connectionStatusSchema } from "./instance.ts";
 
 /** Spec 2.3 */
@@ -51,10 +52,13 @@ export const qrResponseSchema = z
 export type QrResponse = z.infer<typeof qrResponseSchema>;
 
 export const pairingCodeInput = z.object({
-  phoneNumber: z
-    .string()
-    .transform((s) => s.replace(/[\s()+-]/g, ""))
-    .pipe(z.string().regex(/^\d{8,15}$/, "informe o número no formato internacional, só dígitos")),
+  phoneNumber: documented(
+    z
+      .string()
+      .transform((s) => s.replace(/[\s()+-]/g, ""))
+      .pipe(z.string().regex(/^\d{8,15}$/, "informe o número no formato internacional, só dígitos")),
+    { pattern: DOC_PATTERNS.phone },
+  ),
   method: z.enum(["sms", "voice", ""]).optional(),
 });
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 import { eventKindSchema } from "./events.ts";
 
 export const WEBHOOKS_PER_INSTANCE = 5;
@@ -11,13 +12,20 @@ const eventsInput = z
   .max(64)
   .transform((events) => (events.includes("*") ? ["*"] : [...new Set(events)]));
 
+const webhookUrl = (schema: z.ZodString) =>
+  documented(
+    schema,
+    { format: "uri", pattern: DOC_PATTERNS.httpUrl },
+    { description: "http(s) address; port 80 or 443, no internal addresses (spec 4.13)" },
+  );
+
 export const createWebhookInput = z.object({
-  url: z.string().min(1, "informe a url").max(2048),
+  url: webhookUrl(z.string().min(1, "informe a url").max(2048)),
   events: eventsInput,
 });
 
 export const updateWebhookInput = z.object({
-  url: z.string().min(1).max(2048).optional(),
+  url: webhookUrl(z.string().min(1).max(2048)).optional(),
   events: eventsInput.optional(),
   active: z.boolean().optional().meta({ description: "true reactivates a deactivated webhook" }),
 });

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -14,11 +15,11 @@ export const callIdSchema = z
   .meta({ description: "The `id` of the `call.received` event" });
 
 export const rejectCallBody = z.object({
-  from: z
-    .string()
-    .max(200)
-    .optional()
-    .meta({ description: "The caller (number or id); taken from the call's `call.received` when omitted" }),
+  from: documented(
+    z.string().max(200).optional(),
+    { pattern: DOC_PATTERNS.person },
+    { description: "The caller (number or id); taken from the call's `call.received` when omitted" },
+  ),
 });
 
 export const callsOps = defineOps({

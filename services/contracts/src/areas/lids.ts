@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 
 /**
  * LID mappings (spec 4.14 "LID mappings (`/lids`)"; the record is ours): what the instance has
@@ -39,15 +40,18 @@ export const lidParam = z.object({
 });
 
 export const pnParam = z.object({
-  phone: z
-    .string()
-    .transform((s) =>
-      s
-        .trim()
-        .replace(/@(c\.us|s\.whatsapp\.net)$/, "")
-        .replace(/[\s()+.-]/g, ""),
-    )
-    .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, ou <digits>@c.us")),
+  phone: documented(
+    z
+      .string()
+      .transform((s) =>
+        s
+          .trim()
+          .replace(/@(c\.us|s\.whatsapp\.net)$/, "")
+          .replace(/[\s()+.-]/g, ""),
+      )
+      .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, ou <digits>@c.us")),
+    { pattern: `^(${DOC_PATTERNS.phone.slice(1, -1)}|[0-9]{8,15}@c\\.us)$` },
+  ),
 });
 
 const standardOnly: Capability = { kinds: "standard" };

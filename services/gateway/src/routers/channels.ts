@@ -13,6 +13,7 @@ import {
   channelSearchByViewBody,
   channelSearchPageSchema,
   channelViewLookupSchema,
+  documented,
   type ErrorCode,
   formatMessageId,
   type Instance,
@@ -69,11 +70,14 @@ const CHANNEL_ID_DOC =
   "(`https://whatsapp.com/channel/<code>`, percent-encoded).";
 
 const channelPath = z.object({
-  channelId: z
-    .string("informe o channelId")
-    .min(1, "informe o channelId")
-    .max(300)
-    .meta({ description: "`<id>@newsletter`, an invite code, or an invite link (percent-encoded)" }),
+  channelId: documented(
+    z.string("informe o channelId").min(1, "informe o channelId").max(300),
+    {
+      pattern:
+        "^([0-9]{5,25}(@newsletter)?|[A-Za-z0-9]{10,40}|https://(www\\.)?whatsapp\\.com/channel/[A-Za-z0-9]{10,40})$",
+    },
+    { description: "`<id>@newsletter`, an invite code, or an invite link (percent-encoded)" },
+  ),
 });
 
 // --- presenting what providers answer ------------------------------------------------------------

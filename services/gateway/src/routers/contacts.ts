@@ -5,6 +5,8 @@ import {
   contactAboutSchema,
   contactIdSchema,
   contactSchema,
+  DOC_PATTERNS,
+  documented,
   type ErrorCode,
   existsResultSchema,
   type Instance,
@@ -134,10 +136,13 @@ export const contactsRouter = router({
   )
     .input(
       z.object({
-        phone: z
-          .string("informe o número")
-          .transform((s) => s.replace(/[\s()+.-]/g, ""))
-          .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, só dígitos")),
+        phone: documented(
+          z
+            .string("informe o número")
+            .transform((s) => s.replace(/[\s()+.-]/g, ""))
+            .pipe(z.string().regex(/^\d{8,15}$/, "informe o número com DDI e DDD, só dígitos")),
+          { pattern: DOC_PATTERNS.phone },
+        ),
       }),
     )
     .output(existsResultSchema)

@@ -3,10 +3,13 @@ import {
   createWebhookInput,
   DELIVERY_ID_RE,
   type Delivery,
+  DOC_PATTERNS,
   deliveryPageSchema,
   deliverySchema,
+  documented,
   eventEnvelopeSchema,
   eventKindSchema,
+  eventKinds,
   successSchema,
   updateWebhookInput,
   WEBHOOK_ID_RE,
@@ -17,6 +20,9 @@ import { attemptDelivery, checkTargetUrl, type StoredDelivery } from "@gw/platfo
 import { z } from "zod";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
+
+/** One event kind, as a pattern (the `kind` filter of GET /events is a comma-separated list). */
+const KIND = `(${eventKinds.map((k) => k.replaceAll(".", "\\.")).join("|")})`;
 
 const tags = ["Webhooks"];
 const webhookId = z.string().regex(WEBHOOK_ID_RE, "id de webhook inválido");
@@ -213,11 +219,14 @@ export const eventsRouter = router({
     })
     .input(
       z.object({
-        kind: z
-          .string()
-          .optional()
-          .transform((s) => (s ? s.split(",").map((k) => k.trim()) : undefined))
-          .pipe(z.array(eventKindSchema).optional()),
+        kind: documented(
+          z
+            .string()
+            .optional()
+            .transform((s) => (s ? s.split(",").map((k) => k.trim()) : undefined))
+            .pipe(z.array(eventKindSchema).optional()),
+          { pattern: `^${KIND}(,${KIND})*$` },
+        ),
         since: ms.optional(),
         until: ms.optional(),
         limit: z.coerce.number().int().min(1).max(500).default(100),
