@@ -351,7 +351,7 @@ describe("other instances", () => {
     ["POST", `/presence/${CAIO}/subscribe`],
   ];
 
-  it("not connected: the routes that talk to the network answer 422 instance_not_connected; GET answers from the store", async () => {
+  it("not connected: every route answers 422 instance_not_connected (issue 17's rule; what was heard would be stale)", async () => {
     const idle = await c.createInstance();
     const call = c.as(idle.token);
     await expectError(
@@ -364,8 +364,8 @@ describe("other instances", () => {
       422,
       "instance_not_connected",
     );
-    expect(await expectJson(await call(`/v1/instances/${idle.id}/presence`))).toEqual([]);
-    await expectError(await call(`/v1/instances/${idle.id}/presence/${CAIO}`), 404, "not_found");
+    await expectError(await call(`/v1/instances/${idle.id}/presence`), 422, "instance_not_connected");
+    await expectError(await call(`/v1/instances/${idle.id}/presence/${CAIO}`), 422, "instance_not_connected");
   });
 
   it("official-gateway instances: every route answers 501 not_supported_by_provider", async () => {

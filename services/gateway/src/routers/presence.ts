@@ -13,7 +13,7 @@ import {
 import { ChatResolver } from "@gw/sending";
 import type { SessionApi } from "@gw/session";
 import { z } from "zod";
-import { connectedOwner } from "../trpc/connected.ts";
+import { connectedOwner, requireWorking } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
@@ -127,16 +127,20 @@ export const presenceRouter = router({
     }),
 
   presenceList: route("GET", "", "The presence heard of every chat followed", {
-    errors: [],
+    errors: ["instance_not_connected"],
     description:
       "What was heard of the subscribed chats (POST /presence/{chatId}/subscribe), the most recent first; an " +
-      "entry is kept 24 h after the last change heard. Answers from the gateway's store, connected or not.",
+      "entry is kept 24 h after the last change heard. Needs the connection (presence is heard only while " +
+      "connected, so a disconnected instance's store would be stale).",
   })
     .output(z.array(presenceEntrySchema))
-    .query(({ ctx }) => ctx.platform.presence.list(ctx.instance.id)),
+    .query(({ ctx }) => {
+      requireWorking(ctx.instance);
+      return ctx.platform.presence.list(ctx.instance.id);
+    }),
 
   presenceGet: route("GET", "/{chatId}", "The presence heard of one chat", {
-    errors: ["not_found"],
+    errors: ["not_found", "instance_not_connected"],
     description:
       "`presences`: the contact (in a group, each member heard). Subscribed but nothing heard yet: `presences` " +
       "is empty. Neither subscribed nor heard: 404.",
@@ -144,6 +148,7 @@ export const presenceRouter = router({
     .input(chatPath)
     .output(presenceEntrySchema)
     .query(async ({ ctx, input }): Promise<PresenceEntry> => {
+      requireWorking(ctx.instance);
       const chatId = pathChat(input.chatId);
       const { presence } = ctx.platform;
       const ids = await heardIds(ctx, chatId);
