@@ -3,7 +3,6 @@ import {
   createWebhookInput,
   DELIVERY_ID_RE,
   type Delivery,
-  DOC_PATTERNS,
   deliveryPageSchema,
   deliverySchema,
   documented,
