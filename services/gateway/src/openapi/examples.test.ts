@@ -8,7 +8,30 @@ import { restProcedures } from "../http/rest.ts";
 import { examplesOf, pathValues, procedureSchemas } from "./apply-examples.ts";
 import { buildOpenApiDocument } from "./document.ts";
 
-type Schema = Record<string, any>;
+/** The JSON Schema keywords the document uses. */
+interface Schema {
+  $ref?: string;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  type?: string | string[];
+  enum?: unknown[];
+  const?: unknown;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  items?: Schema;
+  required?: string[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: Schema | boolean;
+}
 type Media = { schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> };
 type Operation = {
   parameters?: { in: string; name: string; required?: boolean; schema: Schema; example?: unknown }[];
@@ -44,11 +67,11 @@ export function schemaProblems(value: unknown, schema: Schema, at = "$"): string
   }
   const out: string[] = [];
   for (const sub of schema.allOf ?? []) out.push(...schemaProblems(value, sub, at));
-  if (schema.anyOf && !schema.anyOf.some((s: Schema) => schemaProblems(value, s, at).length === 0)) {
-    out.push(`${at}: matches none of anyOf (${schemaProblems(value, schema.anyOf[0], at).join("; ")})`);
+  if (schema.anyOf && !schema.anyOf.some((s) => schemaProblems(value, s, at).length === 0)) {
+    out.push(`${at}: matches none of anyOf (${schema.anyOf.map((s) => schemaProblems(value, s, at)).join(" / ")})`);
   }
   if (schema.oneOf) {
-    const matches = schema.oneOf.filter((s: Schema) => schemaProblems(value, s, at).length === 0).length;
+    const matches = schema.oneOf.filter((s) => schemaProblems(value, s, at).length === 0).length;
     if (matches !== 1) out.push(`${at}: matches ${matches} of oneOf`);
   }
   if (schema.type !== undefined) {
@@ -83,7 +106,8 @@ export function schemaProblems(value: unknown, schema: Schema, at = "$"): string
       out.push(`${at}: under ${schema.minItems} items`);
     if (schema.maxItems !== undefined && value.length > schema.maxItems)
       out.push(`${at}: over ${schema.maxItems} items`);
-    if (schema.items) value.forEach((v, i) => out.push(...schemaProblems(v, schema.items, `${at}[${i}]`)));
+    const items = schema.items;
+    if (items) for (const [i, v] of value.entries()) out.push(...schemaProblems(v, items, `${at}[${i}]`));
   }
   if (value && typeof value === "object" && !Array.isArray(value)) {
     const obj = value as Record<string, unknown>;

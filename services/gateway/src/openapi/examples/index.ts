@@ -1,18 +1,27 @@
+import { appsExamples } from "./apps.ts";
+import { businessExamples } from "./business.ts";
+import { callsExamples, lidsExamples } from "./calls-lids.ts";
+import { channelsExamples } from "./channels.ts";
+import { contactsExamples } from "./contacts.ts";
 import type { OperationExample } from "./define.ts";
+import { groupsExamples } from "./groups.ts";
 import { labelsExamples } from "./labels.ts";
+import { mediaExamples } from "./media.ts";
+import { presenceExamples, profileExamples } from "./profile.ts";
 import {
   ACCOUNT_ID,
   APP_ID,
   CHANNEL_ID,
   DELIVERY_ID,
   GROUP_ID,
-  HIDDEN_LID,
   INSTANCE_ID,
   MARIA,
   QUEUE_ID,
   SENT_MESSAGE_ID,
   WEBHOOK_ID,
 } from "./samples.ts";
+import { statusExamples } from "./status.ts";
+import { templatesExamples } from "./templates.ts";
 
 /** Path parameters by name, the same on every route (an example may give its own). */
 export const PATH_EXAMPLES: Record<string, string> = {
@@ -28,11 +37,26 @@ export const PATH_EXAMPLES: Record<string, string> = {
   groupId: GROUP_ID,
   channelId: CHANNEL_ID,
   labelId: "3",
-  lid: HIDDEN_LID,
+  lid: MARIA.lid,
+  code: "F3kLq9ZxW2mB7rTy4VnC1a",
+  callId: "9F3C2A4E1B7D6C5A8E0F1D2C3B4A5968",
+  name: "pedido_enviado",
   phone: MARIA.phone,
 };
 
 /** Every operation's examples, by procedure path (`instances.labelsCreate`, `admin.accounts.create`). */
 export const EXAMPLES: Record<string, OperationExample> = {
+  ...profileExamples,
+  ...presenceExamples,
   ...labelsExamples,
+  ...statusExamples,
+  ...channelsExamples,
+  ...groupsExamples,
+  ...contactsExamples,
+  ...callsExamples,
+  ...lidsExamples,
+  ...mediaExamples,
+  ...appsExamples,
+  ...businessExamples,
+  ...templatesExamples,
 };

@@ -9,6 +9,9 @@ import type { Instance, QueueItem } from "@gw/contracts";
 export const BASE_URL = "https://gateway.example.com";
 
 export const INSTANCE_ID = "i3k9m2x7q4w8e1r5t6y0u2";
+/** An official-gateway instance of the same shop (the operator's number). */
+export const OFFICIAL_INSTANCE_ID = "i8w2e5r7t1y4u6o9p3a0s5d7";
+export const OFFICIAL_PHONE = "551130304040";
 export const ACCOUNT_ID = "acc_7hq2m9x4k8c1v5b3n6d0j2wt";
 
 /** The connected account (the instance's own number). */
@@ -109,3 +112,9 @@ export const queuedItem = (route: string, chatId: string = MARIA.id): QueueItem 
   expiresAt: iso(NOW_S + DAY_S),
   finishedAt: null,
 });
+
+/** A `file.url` the URL guard refuses (spec 4.13, 7). */
+export const fileUrlRefused = {
+  message: "URL não permitida: endereço interno.",
+  details: { "file.url": "endereço interno (10.0.0.12)" },
+};

@@ -1,0 +1,31 @@
+import { instanceExamples } from "./define.ts";
+import { JOAO, MARIA } from "./samples.ts";
+
+/** Spec 4.14 calls (routers/calls.ts; test/e2e/calls.test.ts; docs/calls.md). */
+export const callsExamples = instanceExamples({
+  rejectCall: {
+    summary: "The caller is taken from the call's call.received when `from` is omitted",
+    body: { from: MARIA.phone },
+    response: { success: true },
+    errors: {
+      not_found: { message: "Chamada desconhecida (informe from, quem ligou)." },
+      validation_error: { message: "Campos inválidos.", details: { from: "quem ligou: número ou id" } },
+    },
+  },
+});
+
+const unknownMapping = { not_found: { message: "Mapeamento de LID desconhecido para esta instância." } };
+
+/** Spec 4.14 LID mappings (routers/lids.ts). */
+export const lidsExamples = instanceExamples({
+  listLids: {
+    query: { limit: 100, offset: 0 },
+    response: [
+      { lid: MARIA.lid, pn: MARIA.id },
+      { lid: JOAO.lid, pn: JOAO.id },
+    ],
+  },
+  countLids: { response: { count: 2 } },
+  getLid: { path: { lid: MARIA.lid }, response: { lid: MARIA.lid, pn: MARIA.id }, errors: unknownMapping },
+  getLidByPhone: { path: { phone: MARIA.phone }, response: { lid: MARIA.lid, pn: MARIA.id }, errors: unknownMapping },
+});
