@@ -25,6 +25,7 @@ type Parser = z.ZodType;
 type MediaType = { schema?: unknown; example?: unknown; examples?: Record<string, unknown> };
 type Parameter = { in: string; name: string; example?: unknown };
 type Operation = {
+  description?: string;
   parameters?: Parameter[];
   requestBody?: { content: Record<string, MediaType> };
   responses: Record<string, { description?: string; content?: Record<string, MediaType> }>;
@@ -80,11 +81,13 @@ function contextual(code: ErrorCode, ctx: ErrorContext, details422: Record<strin
     case "instance_not_connected":
       return { message: ERROR_MESSAGES[code], details: { connectionStatus: "esperado WORKING, atual STOPPED" } };
     case "internal_error":
-      return { message: ERROR_MESSAGES[code], details: { requestId: "req-01kf0v7x9d2f4h6k" } };
+      return { message: ERROR_MESSAGES[code], details: { requestId: "req_9f3a1c7e2kq" } };
     default:
       return undefined;
   }
 }
+
+type NamedExample = { summary: string; value: ErrorBody } | { $ref: string };
 
 /** One named example per error code of a response (`examples`, as Swagger UI lists them). */
 export function errorExamples(
@@ -93,7 +96,7 @@ export function errorExamples(
   ctx: ErrorContext,
   procedure: unknown,
   openapiPath: string,
-): Record<string, { summary: string; value: ErrorBody }> {
+): Record<string, NamedExample> {
   const details422 = codes.includes("validation_error")
     ? emptyRequestDetails(procedureSchemas(procedure).inputs, pathValues(openapiPath, ex))
     : undefined;
@@ -103,6 +106,53 @@ export function errorExamples(
       { summary: code, value: errorBody(code, ex?.errors?.[code] ?? contextual(code, ctx, details422)) },
     ]),
   );
+}
+
+/**
+ * Error bodies that several operations share (most: the code's default message) are kept once in
+ * `components.examples` and referred to (a sixth of the document otherwise). Each code's default
+ * body is named after the code, its other shared bodies `<code>.2`, `<code>.3`…
+ */
+export function shareErrorExamples(document: object): void {
+  const doc = document as {
+    paths?: Record<string, Record<string, Operation>>;
+    components?: { examples?: Record<string, unknown> };
+  };
+  const uses = new Map<
+    string,
+    { named: { summary: string; value: ErrorBody }; refs: Record<string, NamedExample>[] }
+  >();
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const op of Object.values(item)) {
+      for (const [status, response] of Object.entries(op.responses ?? {})) {
+        const examples = Number(status) >= 400 ? response.content?.["application/json"]?.examples : undefined;
+        for (const named of Object.values(examples ?? {}) as NamedExample[]) {
+          if (!("value" in named)) continue;
+          const key = JSON.stringify(named.value);
+          const seen = uses.get(key) ?? { named, refs: [] };
+          seen.refs.push(examples as Record<string, NamedExample>);
+          uses.set(key, seen);
+        }
+      }
+    }
+  }
+  const shared: Record<string, { summary: string; value: ErrorBody }> = {};
+  const variants = new Map<ErrorCode, number>();
+  // A code's default body first, so that it gets the code's own name.
+  const isDefault = ({ error }: ErrorBody) => error.message === ERROR_MESSAGES[error.code] && !error.details;
+  const ordered = [...uses.values()].sort(
+    (a, b) => Number(isDefault(b.named.value)) - Number(isDefault(a.named.value)),
+  );
+  for (const { named, refs } of ordered) {
+    if (refs.length < 2) continue;
+    const code = named.value.error.code;
+    const n = (variants.get(code) ?? 0) + 1;
+    variants.set(code, n);
+    const name = n === 1 ? code : `${code}.${n}`;
+    shared[name] = named;
+    for (const examples of refs) examples[code] = { $ref: `#/components/examples/${name}` };
+  }
+  doc.components = { ...doc.components, examples: { ...doc.components?.examples, ...shared } };
 }
 
 /** Puts an operation's examples on its parameters, request body and success responses. */
@@ -115,6 +165,7 @@ export function applyExamples(operation: object, ex: OperationExample, openapiPa
   }
   const body = op.requestBody?.content["application/json"];
   if (body && ex.body) body.example = ex.body;
+  if (ex.summary) op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}**Example:** ${ex.summary}.`;
   const success = op.responses[String(meta.successStatus ?? 200)]?.content?.["application/json"];
   if (success) success.example = ex.response;
   const queued = op.responses["202"]?.content?.["application/json"];

@@ -13,7 +13,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
 import type { Meta } from "../trpc/meta.ts";
-import { applyExamples, type ErrorContext, errorExamples, examplesOf } from "./apply-examples.ts";
+import { applyExamples, type ErrorContext, errorExamples, examplesOf, shareErrorExamples } from "./apply-examples.ts";
 
 type Operation = {
   responses: Record<string, unknown>;
@@ -140,7 +140,6 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
       };
     }
     op.responses = responses;
-    if (examples) applyExamples(op, examples, openapi.path, meta);
     op["x-error-codes"] = errorCodesOf(meta, hasBody);
 
     const key = routeKey(method, openapi.path);
@@ -181,10 +180,12 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
       const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
       op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
     }
+    if (examples) applyExamples(op, examples, openapi.path, meta);
   }
   // trpc-to-openapi's own error schemas are replaced by ours above.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
+  shareErrorExamples(doc);
   return openObjects(doc);
 }
 

@@ -32,7 +32,8 @@ interface Schema {
   properties?: Record<string, Schema>;
   additionalProperties?: Schema | boolean;
 }
-type Media = { schema: Schema; example?: unknown; examples?: Record<string, { value: unknown }> };
+type Named = { summary?: string; value?: unknown; $ref?: string };
+type Media = { schema: Schema; example?: unknown; examples?: Record<string, Named> };
 type Operation = {
   parameters?: { in: string; name: string; required?: boolean; schema: Schema; example?: unknown }[];
   requestBody?: { content: Record<string, Media> };
@@ -42,8 +43,12 @@ type Operation = {
 
 const doc = buildOpenApiDocument("https://gateway.example.com") as unknown as {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, Schema> };
+  components: { schemas: Record<string, Schema>; examples: Record<string, Named> };
 };
+
+/** A named example's value, through its `$ref` to `components.examples`. */
+const exampleValue = (named: Named | undefined): unknown =>
+  named?.$ref ? doc.components.examples[named.$ref.replace("#/components/examples/", "")]?.value : named?.value;
 
 const typeOf = (v: unknown) =>
   v === null
@@ -205,7 +210,7 @@ describe("OpenAPI examples", () => {
       }
       for (const code of op["x-error-codes"]) {
         const media = op.responses[String(ERROR_STATUS[code])]?.content?.["application/json"];
-        const value = media?.examples?.[code]?.value;
+        const value = exampleValue(media?.examples?.[code]);
         expect(value, `${code} example`).toMatchObject({ error: { code } });
         expect(schemaProblems(value, media!.schema), `${code} example`).toEqual([]);
       }

@@ -1,12 +1,16 @@
+import { adminAccountsExamples, adminInstancesExamples } from "./admin.ts";
 import { appsExamples } from "./apps.ts";
 import { businessExamples } from "./business.ts";
 import { callsExamples, lidsExamples } from "./calls-lids.ts";
 import { channelsExamples } from "./channels.ts";
+import { chatsExamples, queueExamples } from "./chats-queue.ts";
+import { connectionExamples } from "./connection.ts";
 import { contactsExamples } from "./contacts.ts";
 import type { OperationExample } from "./define.ts";
 import { groupsExamples } from "./groups.ts";
 import { labelsExamples } from "./labels.ts";
 import { mediaExamples } from "./media.ts";
+import { messagesExamples } from "./messages.ts";
 import { presenceExamples, profileExamples } from "./profile.ts";
 import {
   ACCOUNT_ID,
@@ -22,6 +26,7 @@ import {
 } from "./samples.ts";
 import { statusExamples } from "./status.ts";
 import { templatesExamples } from "./templates.ts";
+import { webhooksExamples } from "./webhooks.ts";
 
 /** Path parameters by name, the same on every route (an example may give its own). */
 export const PATH_EXAMPLES: Record<string, string> = {
@@ -46,6 +51,11 @@ export const PATH_EXAMPLES: Record<string, string> = {
 
 /** Every operation's examples, by procedure path (`instances.labelsCreate`, `admin.accounts.create`). */
 export const EXAMPLES: Record<string, OperationExample> = {
+  ...connectionExamples,
+  ...webhooksExamples,
+  ...messagesExamples,
+  ...queueExamples,
+  ...chatsExamples,
   ...profileExamples,
   ...presenceExamples,
   ...labelsExamples,
@@ -59,4 +69,6 @@ export const EXAMPLES: Record<string, OperationExample> = {
   ...appsExamples,
   ...businessExamples,
   ...templatesExamples,
+  ...adminAccountsExamples,
+  ...adminInstancesExamples,
 };
