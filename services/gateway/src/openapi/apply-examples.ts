@@ -1,6 +1,7 @@
 import { ERROR_MESSAGES, type ErrorBody, type ErrorCode } from "@gw/contracts";
 import { validationDetails } from "@gw/platform";
 import { ZodError, type z } from "zod";
+import { PATH_ID_PATTERNS } from "../http/rest.ts";
 import type { Meta } from "../trpc/meta.ts";
 import type { ErrorExample, OperationExample } from "./examples/define.ts";
 import { EXAMPLES, PATH_EXAMPLES } from "./examples/index.ts";
@@ -16,7 +17,8 @@ import { queuedItem } from "./examples/samples.ts";
  * parameter's `example`, the answer on the success response's `example`, a 202 queue item on
  * queued sends, and on every error response one named example per code it can answer (the
  * route's own message and `details` where the table gives them, else the code's default
- * Portuguese message; a 422 shows the `details` the route answers to an empty request).
+ * Portuguese message; a 422 shows the `details` the route answers to an empty request or to a
+ * malformed path parameter).
  * openapi/examples.test.ts fails when an operation lacks one or an example does not validate
  * against the procedure's zod schemas and the rendered JSON Schema.
  */
@@ -48,11 +50,27 @@ export function pathValues(openapiPath: string, ex: OperationExample | undefined
   return Object.fromEntries(names.map((n) => [n, ex?.path?.[n] ?? PATH_EXAMPLES[n] ?? ""]));
 }
 
-/** What the route answers to a request without body or query: the 422's `details`, if any. */
-function emptyRequestDetails(inputs: Parser[], path: Record<string, string>): Record<string, string> | undefined {
+/** The 422's `details` the route answers to `input`, if it refuses it (tRPC stops at the first parser). */
+function detailsFor(inputs: Parser[], input: Record<string, string>): Record<string, string> | undefined {
   for (const parser of inputs) {
-    const r = parser.safeParse({ ...path });
+    const r = parser.safeParse(input);
     if (!r.success && r.error instanceof ZodError) return validationDetails(r.error);
+  }
+  return undefined;
+}
+
+/**
+ * A 422 the route really answers, found by asking its schemas: a request without body or query
+ * (the required fields), else one whose path parameter is malformed (ids the REST edge checks
+ * answer 404 instead).
+ */
+function validationExample(inputs: Parser[], path: Record<string, string>): Record<string, string> | undefined {
+  const empty = detailsFor(inputs, path);
+  if (empty) return empty;
+  for (const name of Object.keys(path)) {
+    if (name in PATH_ID_PATTERNS) continue;
+    const details = detailsFor(inputs, { ...path, [name]: "@" });
+    if (details) return details;
   }
   return undefined;
 }
@@ -98,7 +116,7 @@ export function errorExamples(
   openapiPath: string,
 ): Record<string, NamedExample> {
   const details422 = codes.includes("validation_error")
-    ? emptyRequestDetails(procedureSchemas(procedure).inputs, pathValues(openapiPath, ex))
+    ? validationExample(procedureSchemas(procedure).inputs, pathValues(openapiPath, ex))
     : undefined;
   return Object.fromEntries(
     codes.map((code) => [

@@ -56,7 +56,11 @@ export const adminAccountsExamples = adminExamples("accounts", {
     response: { account: ACCOUNT },
     errors: { validation_error: { message: "Campos inválidos.", details: { email: "e-mail inválido" } } },
   },
-  list: { query: { limit: 2, offset: 0 }, response: { data: [ACCOUNT, OTHER_ACCOUNT], total: 2 } },
+  list: {
+    query: { limit: 2, offset: 0 },
+    response: { data: [ACCOUNT, OTHER_ACCOUNT], total: 2 },
+    errors: { validation_error: { message: "Campos inválidos.", details: { offset: "offset vai até 999500" } } },
+  },
   get: { response: { account: ACCOUNT }, errors: accountNotFound },
   issueClientToken: {
     body: { requireOnAllCalls: true },
@@ -103,6 +107,7 @@ export const adminInstancesExamples = adminExamples("instances", {
   },
   list: {
     query: { accountId: ACCOUNT_ID, limit: 2 },
+    errors: { validation_error: { message: "Campos inválidos.", details: { cursor: "cursor inválido" } } },
     response: {
       data: [
         INSTANCE,
@@ -119,7 +124,13 @@ export const adminInstancesExamples = adminExamples("instances", {
     response: {
       instance: { ...NEW_OFFICIAL, phone: OFFICIAL_PHONE, pushName: "Loja Centro", connectionStatus: "STARTING" },
     },
-    errors: instanceNotFound,
+    errors: {
+      ...instanceNotFound,
+      validation_error: {
+        message: "Campos inválidos.",
+        details: { accessToken: "accessToken curto demais", "cloud.accessToken": "accessToken curto demais" },
+      },
+    },
   },
   delete: { response: { success: true }, errors: instanceNotFound },
   rotateToken: { response: { token: "gwt_Zx8cV2bN5mQ1wE7rT4yU0iO3pA6sD9fG2hJ5kL8zXc" }, errors: instanceNotFound },

@@ -46,7 +46,10 @@ export const appsExamples = instanceExamples({
     summary: "Disable the app (its config is kept)",
     body: { enabled: false },
     response: { ...CALLS, enabled: false, updatedAt: iso(NOW_S + 600) },
-    errors: notFound,
+    errors: {
+      ...notFound,
+      validation_error: { message: "Campos inválidos.", details: { "config.message": "message vazia" } },
+    },
   },
   deleteApp: { response: { success: true }, errors: notFound },
 });

@@ -20,6 +20,7 @@ const unknownMapping = { not_found: { message: "Mapeamento de LID desconhecido p
 export const lidsExamples = instanceExamples({
   listLids: {
     query: { limit: 100, offset: 0 },
+    errors: { validation_error: { message: "Campos inválidos.", details: { limit: "limit vai de 1 a 1000" } } },
     response: [
       { lid: MARIA.lid, pn: MARIA.id },
       { lid: JOAO.lid, pn: JOAO.id },

@@ -38,6 +38,9 @@ const done = { success: true as const };
 export const channelsExamples = instanceExamples({
   channelsList: {
     query: { role: "owner" },
+    errors: {
+      validation_error: { message: "Campos inválidos.", details: { role: "role: owner, admin, subscriber ou guest" } },
+    },
     response: [OWN],
   },
   channelsCreate: {

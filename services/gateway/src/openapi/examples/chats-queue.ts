@@ -123,6 +123,9 @@ const notFound = { message: "Mensagem não encontrada." };
 export const chatsExamples = instanceExamples({
   chatsList: {
     query: { sortBy: "lastMessageAt", sortOrder: "desc", merge: true, limit: 20, offset: 0 },
+    errors: {
+      validation_error: { message: "Campos inválidos.", details: { sortBy: "sortBy: lastMessageAt, name ou id" } },
+    },
     response: [MARIA_CHAT, GROUP_CHAT],
   },
   chatsOverview: {
@@ -214,6 +217,12 @@ export const queueExamples = instanceExamples({
   queueList: {
     summary: "Pending items in send order",
     query: { status: "pending", limit: 50 },
+    errors: {
+      validation_error: {
+        message: "Campos inválidos.",
+        details: { status: "status: pending, all, sent, failed, expired, cancelled" },
+      },
+    },
     response: { data: [QUEUED, NEXT], nextCursor: null, paused: false, pending: 2 },
   },
   queueCancelAll: { response: { cancelled: 2 } },

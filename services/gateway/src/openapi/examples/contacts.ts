@@ -24,6 +24,7 @@ const withNotFound = { not_found: noAccount };
 export const contactsExamples = instanceExamples({
   listContacts: {
     query: { limit: 50, offset: 0, sortBy: "name", sortOrder: "asc", search: "souza" },
+    errors: { validation_error: { message: "Campos inválidos.", details: { sortBy: "sortBy: name ou id" } } },
     response: [contact(MARIA, "Maria Souza (cliente)")],
   },
   countContacts: { response: { count: 312 } },

@@ -66,6 +66,7 @@ export const groupsExamples = instanceExamples({
   },
   listGroups: {
     query: { limit: 20, offset: 0, sortBy: "subject", sortOrder: "asc" },
+    errors: { validation_error: { message: "Campos inválidos.", details: { limit: "limit vai de 1 a 500" } } },
     response: [
       GROUP,
       {

@@ -51,6 +51,9 @@ export const templatesExamples = instanceExamples({
   listTemplates: {
     path: official,
     query: { language: "pt_BR", limit: 2 },
+    errors: {
+      validation_error: { message: "Campos inválidos.", details: { language: "language: ex. pt_BR, en_US, es" } },
+    },
     response: {
       data: [ORDER_SHIPPED, PROMO],
       paging: { cursors: { before: "QVFIUmJ4ZAzVfMk1YU2hZAQ", after: "QVFIUnN1d0FiLUZAwc2c0ZA" } },

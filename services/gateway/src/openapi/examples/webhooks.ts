@@ -122,7 +122,14 @@ export const webhooksExamples = instanceExamples({
     summary: "Reactivate a webhook deactivated by delivery failures",
     body: { active: true },
     response: { ...WEBHOOK, updatedAt: NOW },
-    errors: { ...notFound, ...refused },
+    errors: {
+      ...notFound,
+      ...refused,
+      validation_error: {
+        message: "Campos inválidos.",
+        details: { events: 'informe ao menos um evento, ou "*" para todos' },
+      },
+    },
   },
   deleteWebhook: { response: { success: true }, errors: notFound },
   rotateWebhookSecret: {
@@ -136,7 +143,7 @@ export const webhooksExamples = instanceExamples({
   listDeliveries: {
     query: { limit: 2 },
     response: { data: [DELIVERY, FAILED_DELIVERY], nextCursor: "1768484455000" },
-    errors: notFound,
+    errors: { ...notFound, validation_error: { message: "Campos inválidos.", details: { cursor: "cursor inválido" } } },
   },
   retryDelivery: {
     path: { deliveryId: FAILED_DELIVERY.id },
