@@ -17,7 +17,7 @@ export interface OperationExample<I = Record<string, unknown>, O = unknown> {
   path?: Record<string, string>;
   /** The success answer (201/200 as the route answers). */
   response: O;
-  /** What the example shows (the success response's description of it). */
+  /** What the example shows, when the request alone does not say it (ends the operation's description). */
   summary?: string;
   /**
    * Error bodies for some of the route's codes, as the route really answers them (its message

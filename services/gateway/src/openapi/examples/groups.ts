@@ -49,6 +49,7 @@ export const groupsExamples = instanceExamples({
       group: {
         ...GROUP,
         creation: NOW_S,
+        settings: { messagesAdminOnly: false, infoAdminOnly: false, joinApproval: false, memberAddMode: "admins" },
         participants: PARTICIPANTS.map((p) => ({ ...p, role: p.id === ME.id ? "superadmin" : "member" })),
       },
       results: [

@@ -1,17 +1,20 @@
 import { adminAccountsExamples, adminInstancesExamples } from "./admin.ts";
 import { appsExamples } from "./apps.ts";
 import { businessExamples } from "./business.ts";
-import { callsExamples, lidsExamples } from "./calls-lids.ts";
+import { callsExamples } from "./calls.ts";
 import { channelsExamples } from "./channels.ts";
-import { chatsExamples, queueExamples } from "./chats-queue.ts";
+import { chatsExamples } from "./chats.ts";
 import { connectionExamples } from "./connection.ts";
 import { contactsExamples } from "./contacts.ts";
 import type { OperationExample } from "./define.ts";
 import { groupsExamples } from "./groups.ts";
 import { labelsExamples } from "./labels.ts";
+import { lidsExamples } from "./lids.ts";
 import { mediaExamples } from "./media.ts";
 import { messagesExamples } from "./messages.ts";
-import { presenceExamples, profileExamples } from "./profile.ts";
+import { presenceExamples } from "./presence.ts";
+import { profileExamples } from "./profile.ts";
+import { queueExamples } from "./queue.ts";
 import {
   ACCOUNT_ID,
   APP_ID,

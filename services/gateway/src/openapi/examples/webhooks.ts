@@ -67,7 +67,7 @@ const refused = {
 };
 
 /** A message event as webhooks and GET /events carry it (spec 2.11). */
-export const MESSAGE_EVENT = {
+const MESSAGE_EVENT = {
   id: EVENT_ID,
   event: "message" as const,
   instanceId: INSTANCE_ID,
