@@ -1,5 +1,5 @@
 import { instanceExamples } from "./define.ts";
-import { avatarLink, HIDDEN_LID, JOAO, MARIA, NOW_S } from "./samples.ts";
+import { avatarLink, HIDDEN_LID, MARIA, NOW_S } from "./samples.ts";
 
 const contact = (p: { id: string; phone: string; lid: string | null; pushName: string }, name: string | null) => ({
   id: p.id,
@@ -29,9 +29,9 @@ export const contactsExamples = instanceExamples({
   },
   countContacts: { response: { count: 312 } },
   checkExists: {
-    summary: "A Brazilian mobile registered without the ninth digit: the answer is the registered form",
-    query: { phone: "5521999998888" },
-    response: { exists: true, chatId: JOAO.id, lid: JOAO.lid },
+    summary: "An older Brazilian mobile, registered without the ninth digit: `chatId` is the form the network knows",
+    query: { phone: "5531988776655" },
+    response: { exists: true, chatId: "553188776655@c.us", lid: "58320174496231@lid" },
   },
   listBlocked: { response: [{ ...contact(SPAM, null), blocked: true }] },
   getContact: {

@@ -18,7 +18,8 @@ const sent = (chatId: string, networkId: string) => ({
   status: "sent" as const,
 });
 const official = { instanceId: OFFICIAL_INSTANCE_ID };
-const WAMID = "wamid.HBgNNTUxMTk4ODg4Nzc3NxUCABEYEjQ0QjE4RjZBMjE3QzNEOTY2NgA=";
+/** The operator's message ids (official gateway). */
+const wamid = (id: string) => `wamid.HBgNNTUxMTk4ODg4Nzc3NxUCABEYEj${id}AA=`;
 const POLL_MESSAGE_ID = `true_${GROUP_ID}_3EB0A7C2E95F14D8B6302A`;
 const noAccount = {
   message: "O número não tem conta na rede de mensagens.",
@@ -114,7 +115,7 @@ export const messagesExamples = instanceExamples({
         ],
       },
     },
-    response: sent(MARIA.id, WAMID),
+    response: sent(MARIA.id, wamid("QjE4RjZBMjE3QzNEOTY2Ng")),
     errors: sendErrors,
   },
   sendPoll: {
@@ -194,7 +195,7 @@ export const messagesExamples = instanceExamples({
         buttons: [{ type: "url", text: "48213" }],
       },
     },
-    response: sent(MARIA.id, WAMID),
+    response: sent(MARIA.id, wamid("OUE2QzMwRDlFNEYyNzFCODU1")),
     errors: sendErrors,
   },
   sendButtons: {
@@ -208,7 +209,7 @@ export const messagesExamples = instanceExamples({
       ],
       footer: "Loja Centro",
     },
-    response: sent(MARIA.id, WAMID),
+    response: sent(MARIA.id, wamid("MkY4QzFBNzNFNjA1RDQ5QjIx")),
     errors: sendErrors,
   },
   seen: {
