@@ -26,7 +26,7 @@ type ProcedureFn = (opts: {
 }) => Promise<unknown>;
 
 /** Path ids of the wrong shape cannot name any resource: 404 before anything else. */
-const PATH_ID_PATTERNS: Record<string, RegExp> = {
+export const PATH_ID_PATTERNS: Record<string, RegExp> = {
   instanceId: INSTANCE_ID_RE,
   accountId: ACCOUNT_ID_RE,
   webhookId: WEBHOOK_ID_RE,

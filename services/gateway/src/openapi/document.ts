@@ -13,6 +13,7 @@ import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
 import type { Meta } from "../trpc/meta.ts";
+import { applyExamples, type ErrorContext, errorExamples, examplesOf, shareErrorExamples } from "./apply-examples.ts";
 
 type Operation = {
   responses: Record<string, unknown>;
@@ -23,17 +24,22 @@ type Operation = {
   [k: string]: unknown;
 };
 
-/** The 501 codes a route answers on the kinds and providers that lack it (the capability table). */
-function capabilityCodes(cap: Capability | undefined): ErrorCode[] {
-  if (!cap) return [];
-  const codes = new Set<ErrorCode>();
+/** The 501s a route answers on the kinds and providers that lack it (the capability table), by code. */
+function capabilityErrors(cap: Capability | undefined): Partial<Record<ErrorCode, string>> {
+  const errors: Partial<Record<ErrorCode, string>> = {};
+  if (!cap) return errors;
   for (const [kind, providers] of Object.entries(PROVIDERS_OF_KIND)) {
     for (const p of providers) {
       const verdict = supports(cap, kind as keyof typeof PROVIDERS_OF_KIND, p);
-      if (verdict !== true) codes.add(verdict.code);
+      if (verdict !== true) errors[verdict.code] ??= verdict.message;
     }
   }
-  return [...codes];
+  return errors;
+}
+
+/** The 501 codes a route answers on the kinds and providers that lack it (the capability table). */
+function capabilityCodes(cap: Capability | undefined): ErrorCode[] {
+  return Object.keys(capabilityErrors(cap)) as ErrorCode[];
 }
 
 /** The codes every route of a kind can answer, beyond its own `errors`. */
@@ -78,7 +84,7 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
     defs: { Error: errorBodySchema },
   });
 
-  for (const { meta, method } of restProcedures()) {
+  for (const { meta, method, path, call } of restProcedures()) {
     const openapi = meta.openapi;
     if (!openapi) continue;
     const op = (doc.paths?.[openapi.path] as Record<string, Operation> | undefined)?.[method.toLowerCase()];
@@ -113,6 +119,9 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
         },
       ];
     }
+    const examples = examplesOf(path);
+    const routeCap = capabilityOf(routeKey(method, openapi.path) ?? "");
+    const errorContext: ErrorContext = { auth: meta.auth, capability: capabilityErrors(routeCap) };
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of errorCodesOf(meta, hasBody)) {
       const status = ERROR_STATUS[code];
@@ -122,7 +131,12 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
       responses[String(status)] = {
         description: `Error codes: ${codes.map((c) => `\`${c}\``).join(", ")}`,
         ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
-        content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+        content: {
+          "application/json": {
+            schema: { $ref: "#/components/schemas/Error" },
+            examples: errorExamples(codes, examples, errorContext, call, openapi.path),
+          },
+        },
       };
     }
     op.responses = responses;
@@ -166,10 +180,12 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
       const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
       op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
     }
+    if (examples) applyExamples(op, examples, openapi.path, meta);
   }
   // trpc-to-openapi's own error schemas are replaced by ours above.
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
+  shareErrorExamples(doc);
   return openObjects(doc);
 }
 

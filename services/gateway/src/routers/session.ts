@@ -162,7 +162,8 @@ export const sessionRouter = router({
     "POST",
     "pairing-code",
     "An 8-character code to type on the phone instead of scanning (SCAN_QR_CODE only)",
-    ["too_many_attempts"],
+    // not_supported: `method` sms/voice, which standard instances cannot send the code by.
+    ["too_many_attempts", "not_supported"],
   )
     .input(pairingCodeInput)
     .output(successSchema.extend({ code: z.string().meta({ description: "8 characters, valid a few minutes" }) }))
