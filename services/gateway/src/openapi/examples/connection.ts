@@ -71,7 +71,7 @@ export const connectionExamples = instanceExamples({
     errors: { instance_not_connected: notScanning("O QR code") },
   },
   pairingCode: {
-    body: { phoneNumber: "+55 11 97777-6666" },
+    body: { phoneNumber: "5511977776666" },
     response: { success: true, code: "K7QH2M9X" },
     errors: {
       instance_not_connected: notScanning("O código de pareamento"),
