@@ -31,16 +31,11 @@ import { z } from "zod";
 import { AVATAR_CACHE_MS } from "../http/files.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 const tags = ["Channels"];
-const NETWORK: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-];
+const NETWORK = NETWORK_ERRORS;
 const WITH_404: ErrorCode[] = [...NETWORK, "not_found"];
 
 type Ctx = Context & { instance: Instance };

@@ -13,6 +13,7 @@ import { z } from "zod";
 import { pictureLink } from "../http/files.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 /** Page sizes (spec 8 leaves them open): chats 50 by default, at most 500; messages `limit` required, at most 1000. */
@@ -174,14 +175,6 @@ const overview = (v: ChatView) => ({
 });
 
 const READ_ERRORS: ErrorCode[] = [];
-const NETWORK_ERRORS: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-];
-
 const proc = (
   method: "GET" | "POST" | "PUT" | "DELETE",
   path: string,

@@ -18,6 +18,7 @@ import { z } from "zod";
 import { pictureLink } from "../http/files.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 /**
@@ -27,7 +28,7 @@ import { instanceProcedure, router } from "../trpc/init.ts";
  */
 
 const tags = ["Contacts"];
-const NETWORK: ErrorCode[] = ["instance_not_connected", "network_rejected", "network_unavailable", "network_timeout"];
+const NETWORK = NETWORK_ERRORS;
 type Ctx = Context & { instance: Instance };
 
 const route = (

@@ -23,12 +23,13 @@ import { loadFile } from "@gw/sending";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 /** Spec 4.14 groups (our design, docs/groups.md); standard instances only (the capability table). */
 
 const tags = ["Groups"];
-const ERRORS: ErrorCode[] = ["instance_not_connected", "network_rejected", "network_unavailable", "network_timeout"];
+const ERRORS = NETWORK_ERRORS;
 type Ctx = Context & { instance: Instance };
 
 const route = (

@@ -14,6 +14,7 @@ import {
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 /**
@@ -24,13 +25,7 @@ import { instanceProcedure, router } from "../trpc/init.ts";
  */
 
 const tags = ["Labels"];
-const ERRORS: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-];
+const ERRORS = NETWORK_ERRORS;
 const BUSINESS =
   "Labels are a business-account feature: on a personal account every label route answers " +
   "`422 network_rejected` with `details.account`.";

@@ -15,17 +15,11 @@ import type { SessionApi } from "@gw/session";
 import { z } from "zod";
 import { connectedOwner, requireWorking } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 const tags = ["Presence"];
-const NETWORK: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-  "not_found",
-];
+const NETWORK: ErrorCode[] = [...NETWORK_ERRORS, "not_found"];
 
 const route = (
   method: "GET" | "POST",

@@ -13,16 +13,11 @@ import { loadFile, sniffMimetype } from "@gw/sending";
 import { avatarOf } from "../http/files.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 const tags = ["Profile"];
-const NETWORK: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-];
+const NETWORK = NETWORK_ERRORS;
 
 const route = (
   method: "GET" | "PUT" | "DELETE",

@@ -21,17 +21,11 @@ import { convertVideo, convertVoice, type LoadedFile, loadFile } from "@gw/sendi
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
+import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
 const tags = ["Status"];
-const ERRORS: ErrorCode[] = [
-  "instance_not_connected",
-  "network_rejected",
-  "network_error",
-  "network_unavailable",
-  "network_timeout",
-  "trial_limit_reached",
-];
+const ERRORS: ErrorCode[] = [...NETWORK_ERRORS, "trial_limit_reached"];
 const FILE_ERRORS: ErrorCode[] = [...ERRORS, "url_not_allowed", "payload_too_large"];
 
 type Ctx = Context & { instance: Instance };
