@@ -4,17 +4,13 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { SimnetArea } from "./areas.ts";
 import { SimnetError } from "./errors.ts";
+import { answerRequests, invite, invitePreview, joinByInvite, joinRequests } from "./groups-invites.ts";
 import {
-  answerRequests,
   changeParticipants,
   createGroup,
   type GroupAddPrivacy,
   groupsOf,
   groupView,
-  invite,
-  invitePreview,
-  joinByInvite,
-  joinRequests,
   leaveGroup,
   requireGroup,
   setDescription,
