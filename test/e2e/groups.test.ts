@@ -11,6 +11,7 @@ const B = "5531962220002";
 const C = "5531962220003";
 const D = "5531962220004"; // privacy: nobody adds them
 const E = "5531962220005"; // asks to join
+const F = "5531962220006"; // asks to join, refused
 const NOBODY = "5531962229999"; // no account
 
 const PNG = Buffer.from(
@@ -36,7 +37,10 @@ async function eventsOf(kind: string, match: (p: Record<string, any>) => boolean
 
 beforeAll(async () => {
   c = await startCluster();
-  for (const phone of [B, C, D, E]) await c.sim("POST", "/simnet/phones", { phone, autoRead: 1 });
+  const names: Record<string, string> = { [B]: "Bruno", [C]: "Carla" };
+  for (const phone of [B, C, D, E, F]) {
+    await c.sim("POST", "/simnet/phones", { phone, autoRead: 1, ...(names[phone] ? { pushName: names[phone] } : {}) });
+  }
   await c.sim("PUT", `/simnet/phones/${D}/privacy`, { groupAdd: "nobody" });
   const inst = await c.createInstance();
   Object.assign(a, inst);
@@ -82,6 +86,13 @@ describe("create and read", () => {
     const byBare = await expectJson<Record<string, any>>(await api(`/groups/${bare}`));
     expect(byBare.id).toBe(group);
     expect(byBare.picture).toMatch(/\/v1\/avatars\//);
+    // Participants are contacts: number, lid and the name each shows.
+    const lidOf = async (phone: string) =>
+      ((await expectJson(await c.sim("GET", `/simnet/phones/${phone}`))) as { lid: string }).lid;
+    const bruno = byBare.participants.find((p: any) => p.phone === B);
+    expect(bruno).toEqual({ id: `${B}@c.us`, phone: B, lid: await lidOf(B), pushName: "Bruno", role: "member" });
+    const carla = (await expectJson<any[]>(await api(`/groups/${group}/participants`))).find((p) => p.phone === C);
+    expect(carla).toMatchObject({ id: `${C}@c.us`, lid: await lidOf(C), pushName: "Carla" });
     const list = await expectJson<Record<string, any>[]>(await api("/groups"));
     expect(list.map((g) => g.id)).toContain(group);
     expect((await expectJson<{ count: number }>(await api("/groups/count"))).count).toBe(list.length);
@@ -114,8 +125,10 @@ describe("administer", () => {
     );
     const seenByB = await phoneActs(B, "groups.get", { groupId: group });
     expect(seenByB).toMatchObject({ name: "Equipe Sul", description: "Só vendas" });
-    const changed = (await eventsOf("group.update", (p) => p.chatId === group)).map((p) => p.changed);
-    expect(changed).toEqual(expect.arrayContaining(["subject", "description", "picture"]));
+    // Each change is its own event; they may still be on their way when the first is seen.
+    for (const changed of ["subject", "description", "picture"]) {
+      await eventsOf("group.update", (p) => p.chatId === group && p.changed === changed);
+    }
     const g = await expectJson<Record<string, any>>(await api(`/groups/${group}`));
     const link = new URL(g.picture);
     const pic = await c.request(link.pathname + link.search);
@@ -208,6 +221,29 @@ describe("invites and approvals", () => {
     await expectError(await api(`/groups/invite/${inv.code}`), 404, "not_found");
   });
 
+  it("a request rejected: the person stays out, the request is gone; rejecting it again is not_participant", async () => {
+    const inv = await expectJson<{ code: string }>(await api(`/groups/${group}/invite`));
+    expect((await phoneActs(F, "groups.join", { code: inv.code })).status).toBe("pending_approval");
+    await eventsOf("group.join_request", (p) => p.chatId === group && p.requester?.phone === F);
+    expect((await expectJson<any[]>(await api(`/groups/${group}/requests`))).map((r) => r.phone)).toEqual([F]);
+    const rejected = await expectJson<{ results: any[] }>(
+      await api(`/groups/${group}/requests/reject`, { method: "POST", json: { participants: [F] } }),
+    );
+    expect(rejected.results).toEqual([{ id: `${F}@c.us`, status: "ok", message: expect.any(String) }]);
+    expect(await expectJson<any[]>(await api(`/groups/${group}/requests`))).toEqual([]);
+    const parts = await expectJson<any[]>(await api(`/groups/${group}/participants`));
+    expect(parts.map((p) => p.phone)).not.toContain(F);
+    const again = await expectJson<{ results: any[] }>(
+      await api(`/groups/${group}/requests/reject`, { method: "POST", json: { participants: [`${F}@c.us`] } }),
+    );
+    expect(again.results[0]).toMatchObject({ status: "not_participant" });
+    await expectError(
+      await api(`/groups/${group}/requests/reject`, { method: "POST", json: { participants: [] } }),
+      422,
+      "validation_error",
+    );
+  });
+
   it("joins another group by its link, and leaves it", async () => {
     const other = await phoneActs(B, "groups.create", { subject: "Do B", participants: [C] });
     const inv = await phoneActs(B, "groups.invite", { groupId: other.group.id });
@@ -251,8 +287,41 @@ describe("settings of the instance", () => {
     await api("/settings", { method: "PATCH", json: { ignore: { groups: false }, storage: { groups: true } } });
   });
 
-  it("official instances: 501 not_supported_by_provider", async () => {
+  it("official instances: 501 not_supported_by_provider on every group route", async () => {
     const off = await c.createInstance({ kind: "official", provider: undefined });
-    await expectError(await c.as(off.token)(`/v1/instances/${off.id}/groups`), 501, "not_supported_by_provider");
+    const call = (path: string, method = "GET", json?: unknown) =>
+      c.as(off.token)(`/v1/instances/${off.id}/groups${path}`, { method, ...(json ? { json } : {}) });
+    const g = "120363000000000001@g.us";
+    for (const res of [
+      await call(""),
+      await call("", "POST", { subject: "x", participants: [B] }),
+      await call("/count"),
+      await call(`/${g}`),
+      await call(`/${g}/participants`),
+      await call(`/${g}/participants/add`, "POST", { participants: [B] }),
+      await call(`/${g}/subject`, "PUT", { subject: "x" }),
+      await call(`/${g}/settings`, "PATCH", { messagesAdminOnly: true }),
+      await call(`/${g}/invite`),
+      await call(`/${g}/requests/reject`, "POST", { participants: [B] }),
+      await call("/join", "POST", { code: "AbCdEfGh12345" }),
+      await call(`/${g}/leave`, "POST"),
+    ]) {
+      await expectError(res, 501, "not_supported_by_provider");
+    }
+  });
+
+  it("an instance that is not connected: instance_not_connected", async () => {
+    const idle = await c.createInstance(); // never started
+    const call = (path: string, method = "GET", json?: unknown) =>
+      c.as(idle.token)(`/v1/instances/${idle.id}/groups${path}`, { method, ...(json ? { json } : {}) });
+    for (const res of [
+      await call("?refresh=true"),
+      await call(`/${group}`),
+      await call("", "POST", { subject: "x", participants: [B] }),
+      await call(`/${group}/requests/reject`, "POST", { participants: [B] }),
+      await call("/join", "POST", { code: "AbCdEfGh12345" }),
+    ]) {
+      await expectError(res, 422, "instance_not_connected");
+    }
   });
 });

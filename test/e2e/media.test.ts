@@ -1,7 +1,7 @@
 // Media conversion end to end (spec 4.14 "media"): audio to an OGG/Opus voice note, video to MP4,
 // answered inline or kept an hour behind a signed link that needs no token — real HTTP, Redis, ffmpeg.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -154,5 +154,73 @@ describe("POST /media/convert/video", () => {
       json: { file: { data: wav(1).toString("base64"), mimetype: "audio/wav" } },
     });
     expect((await expectJson<Converted>(res)).mimetype).toBe("audio/ogg; codecs=opus");
+  });
+});
+
+describe("limits: body size, refused URLs, ffmpeg's time limit", () => {
+  // A gateway that refuses internal addresses (as in production), with a small file body limit and a
+  // short conversion time limit; an ffmpeg that never finishes stands in for a conversion too long.
+  let strict: Cluster;
+  let s = { id: "", token: "" };
+  const FILE_LIMIT = 64 * 1024;
+  const strictApi = (path: string, json: unknown) =>
+    strict.as(s.token)(`/v1/instances/${s.id}${path}`, { method: "POST", json });
+  beforeAll(async () => {
+    strict = await startCluster({
+      env: { WEBHOOK_ALLOW_PRIVATE: "false", FILE_BODY_LIMIT: String(FILE_LIMIT), MEDIA_CONVERT_TIMEOUT_MS: "300" },
+    });
+    s = await strict.createInstance();
+  });
+  afterAll(() => strict?.close());
+
+  it("a body above the file body limit → 413 payload_too_large; just under it is read", async () => {
+    const file = (bytes: number) => ({ data: Buffer.alloc(bytes, 1).toString("base64"), mimetype: "audio/wav" });
+    await expectError(await strictApi("/media/convert/voice", { file: file(FILE_LIMIT) }), 413, "payload_too_large");
+    // Under the limit the body is read: what follows is about the file (not audio at all).
+    const junk = await strictApi("/media/convert/voice", { file: file(1024) });
+    expect((await expectError(junk, 422, "validation_error")).error.details?.file).toMatch(/converter/);
+  });
+
+  it("a URL the guard refuses → 400 url_not_allowed (internal addresses here; other schemes everywhere)", async () => {
+    for (const url of ["http://127.0.0.1:8080/a.wav", "http://10.1.2.3/a.wav", "http://[::1]/a.mp4"]) {
+      await expectError(await strictApi("/media/convert/voice", { file: { url } }), 400, "url_not_allowed");
+    }
+    await expectError(
+      await strictApi("/media/convert/video", { file: { url: "https://example.com:8443/a.mp4" } }),
+      400,
+      "url_not_allowed",
+    );
+    // The default test gateway allows private addresses, never another scheme.
+    await expectError(
+      await api("/media/convert/voice", { method: "POST", json: { file: { url: "ftp://example.com/a.wav" } } }),
+      400,
+      "url_not_allowed",
+    );
+  });
+
+  it("a conversion past the time limit: ffmpeg is killed, 422 with details.file saying so", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "slow-ffmpeg-"));
+    const script = join(dir, "ffmpeg");
+    writeFileSync(script, "#!/bin/sh\nexec sleep 600\n");
+    chmodSync(script, 0o755);
+    const before = process.env.FFMPEG_PATH;
+    process.env.FFMPEG_PATH = script; // the cluster runs in this process
+    try {
+      for (const [kind, file] of [
+        ["voice", { data: wav(1).toString("base64"), mimetype: "audio/wav" }],
+        ["video", { data: avi.toString("base64"), mimetype: "video/x-msvideo" }],
+      ] as const) {
+        const res = await strictApi(`/media/convert/${kind}`, { file });
+        const err = await expectError(res, 422, "validation_error");
+        expect(err.error.details?.file).toBe("não foi possível converter o arquivo: tempo esgotado (limite de 0.3 s)");
+      }
+      // Killed, not left running: no sleeping ffmpeg stand-in remains.
+      const left = spawnSync("pgrep", ["-f", script]);
+      expect(left.stdout.toString().trim()).toBe("");
+    } finally {
+      if (before === undefined) delete process.env.FFMPEG_PATH;
+      else process.env.FFMPEG_PATH = before;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -26,8 +26,8 @@ export const DOC_PATTERNS = {
   chat: alt(NUMBER, C_US, LID, GROUP, NEWSLETTER, BSUID, "status@broadcast"),
   /** A conversation with a person or a group. */
   personOrGroup: alt(NUMBER, C_US, LID, GROUP),
-  /** A group: `<id>@g.us` or its digits. */
-  group: alt("[0-9]{10,40}", GROUP),
+  /** A group: `<id>@g.us` or the bare id (a legacy group's `<creator's number>-<timestamp>` too). */
+  group: alt("[0-9]{10,40}", "[0-9]{1,30}-[0-9]{1,20}", GROUP),
   /** A message id as the API gives it (spec 2.6), or the network's bare id. */
   message: alt(`(true|false)_[^_\\s]+@[a-z.]+_[A-Za-z0-9.=~-]{4,200}(_[^_\\s]+@[a-z.]+)?`, "[A-Za-z0-9.=~-]{4,200}"),
   /** A group invite: its code or the whole link. */

@@ -57,6 +57,11 @@ export const configSchema = z.object({
     .positive()
     .default(100 * 1_048_576),
   MEDIA_FETCH_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /**
+   * ffmpeg's time limit for one conversion (sends with `convert: true` and `/media/convert/*`);
+   * unset: 60 s for voice, 180 s for video.
+   */
+  MEDIA_CONVERT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   /** Signs media and avatar links (spec 5.7); default derived from INTERNAL_SECRET. Same on every role. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
   /** Accept `provider: "sim"` for new instances (development, tests, demos). */

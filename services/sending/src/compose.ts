@@ -18,7 +18,14 @@ import {
 } from "@gw/contracts";
 import type { MessageStore, StoredMessage } from "@gw/platform";
 import { parseTargetUrl } from "@gw/platform/url-guard";
-import { convertVideo, convertVoice, type LoadedFile, type LoadOptions, loadFile } from "./media/index.ts";
+import {
+  type ConvertOptions,
+  convertVideo,
+  convertVoice,
+  type LoadedFile,
+  type LoadOptions,
+  loadFile,
+} from "./media/index.ts";
 import { officialBodyRules, officialMediaRules } from "./official-rules.ts";
 
 /** What the provider is asked to send. */
@@ -31,6 +38,8 @@ export interface Composed {
 export interface ComposeDeps {
   messages: MessageStore;
   media: Omit<LoadOptions, "field">;
+  /** ffmpeg's limits (`convert: true`), the same for `/media/convert/*`. */
+  convert?: ConvertOptions;
 }
 
 const invalid = (field: string, text: string) =>
@@ -229,7 +238,7 @@ export async function compose(
       let file = await load(req.body.file, deps);
       let seconds: number | undefined;
       if (req.body.convert) {
-        const converted = await convertVoice(file);
+        const converted = await convertVoice(file, deps.convert);
         seconds = converted.seconds;
         file = converted;
       }
@@ -243,7 +252,7 @@ export async function compose(
     case "video": {
       const chatId = chat();
       let file = await load(req.body.file, deps);
-      if (req.body.convert) file = await convertVideo(file);
+      if (req.body.convert) file = await convertVideo(file, deps.convert);
       checkMedia(instance, req, file);
       return {
         chatId,

@@ -34,6 +34,7 @@ export class Sender {
         maxBytes: config.MEDIA_MAX_BYTES,
         timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
       },
+      convert: { timeoutMs: config.MEDIA_CONVERT_TIMEOUT_MS },
     };
   }
 

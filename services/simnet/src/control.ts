@@ -28,6 +28,13 @@ const groupInput = z.object({
   onlyAdminsCanSend: z.boolean().optional(),
 });
 const groupPatch = groupInput.partial();
+/** A group made by the control API may be given its id: a legacy `<creator's number>-<timestamp>@g.us` one too. */
+const newGroupInput = groupInput.extend({
+  id: z
+    .string()
+    .regex(/^\d+(-\d+)?@g\.us$/)
+    .optional(),
+});
 const listQuery = z.object({
   since: z.coerce.number().int().min(0).optional(),
   limit: z.coerce.number().int().min(1).max(10_000).optional(),
@@ -312,13 +319,14 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
   // --- groups ----------------------------------------------------------------------------------
 
   app.post("/simnet/groups", async (req, reply) => {
-    const input = parse(groupInput, req.body);
+    const input = parse(newGroupInput, req.body);
+    if (input.id && state.groups.has(input.id)) throw new SimnetError("validation_error", `group ${input.id} exists`);
     const participants = resolveMembers(state, input.participants);
     const admins = input.admins ? resolveMembers(state, input.admins) : participants.slice(0, 1);
     const notMember = admins.filter((a) => !participants.includes(a));
     if (notMember.length > 0)
       throw new SimnetError("validation_error", `admins must be participants: ${notMember.join(", ")}`);
-    let id = newGroupId();
+    let id = input.id ?? newGroupId();
     while (state.groups.has(id)) id = newGroupId();
     const group: Group = {
       id,

@@ -1,6 +1,7 @@
 // Groups on the simulated network: what a group is beyond its participants (description, roles,
-// settings, invites, join requests), the accounts' privacy for being added, and every change as
-// the network does it — refused when the actor may not, announced to the participants' devices.
+// settings, invite code, join requests), the accounts' privacy for being added, and every change
+// to its members, info and settings as the network does it — refused when the actor may not,
+// announced to the participants' devices. Invites and join requests: groups-invites.ts.
 import { randomBytes } from "node:crypto";
 import { SimnetError } from "./errors.ts";
 import { newGroupId, nowSeconds } from "./ids.ts";
@@ -26,13 +27,13 @@ interface GroupsMemory {
   privacy: Map<string, GroupAddPrivacy>;
 }
 
-const memory = (state: SimnetState) =>
+export const groupsMemory = (state: SimnetState) =>
   state.area<GroupsMemory>("groups", () => ({ extras: new Map(), privacy: new Map() }));
 
-const newInviteCode = () => randomBytes(16).toString("base64url").replace(/[-_]/g, "").slice(0, 22);
+export const newInviteCode = () => randomBytes(16).toString("base64url").replace(/[-_]/g, "").slice(0, 22);
 
 export function extraOf(state: SimnetState, group: Group): GroupExtra {
-  const extras = memory(state).extras;
+  const extras = groupsMemory(state).extras;
   let e = extras.get(group.id);
   if (!e) {
     const first = [...group.admins][0] ?? null;
@@ -52,22 +53,12 @@ export function extraOf(state: SimnetState, group: Group): GroupExtra {
 }
 
 export function setPrivacy(state: SimnetState, phone: string, groupAdd: GroupAddPrivacy): void {
-  memory(state).privacy.set(phone, groupAdd);
-}
-
-export function groupByInvite(state: SimnetState, code: string): Group {
-  for (const [id, e] of memory(state).extras) {
-    if (e.inviteCode === code) {
-      const g = state.groups.get(id);
-      if (g) return g;
-    }
-  }
-  throw new SimnetError("not_found", "no group has this invite code");
+  groupsMemory(state).privacy.set(phone, groupAdd);
 }
 
 // --- views -----------------------------------------------------------------------------------
 
-const contact = (state: SimnetState, acc: Account, viewer: string) => {
+export const contact = (state: SimnetState, acc: Account, viewer: string) => {
   const p = state.peer(acc, viewer);
   return { id: p.id, phone: p.phone ?? "", lid: p.lid, pushName: p.pushName };
 };
@@ -125,7 +116,13 @@ function announce(
   }
 }
 
-function participantsEvent(state: SimnetState, group: Group, actor: Account, action: string, phones: string[]): void {
+export function participantsEvent(
+  state: SimnetState,
+  group: Group,
+  actor: Account,
+  action: string,
+  phones: string[],
+): void {
   const accounts = phones.flatMap((p) => state.accounts.get(p) ?? []);
   announce(
     state,
@@ -159,7 +156,7 @@ function participantsEvent(state: SimnetState, group: Group, actor: Account, act
   }
 }
 
-function updateEvent(
+export function updateEvent(
   state: SimnetState,
   group: Group,
   actor: Account,
@@ -181,7 +178,7 @@ function requireMember(group: Group, acc: Account): void {
   if (!group.participants.has(acc.phone)) throw new SimnetError("not_found", `${acc.phone} is not in ${group.id}`);
 }
 
-function requireAdmin(group: Group, acc: Account): void {
+export function requireAdmin(group: Group, acc: Account): void {
   requireMember(group, acc);
   if (!group.admins.has(acc.phone)) throw new SimnetError("network_rejected", "only admins can do this");
 }
@@ -193,11 +190,11 @@ function requireInfoEditor(state: SimnetState, group: Group, acc: Account): void
   }
 }
 
-type Result = { id: string; status: string; message: string; invited?: boolean };
+export type Result = { id: string; status: string; message: string; invited?: boolean };
 
 /** Whether `actor` may add `target` (the target's privacy: everyone, contacts, nobody). */
 function mayAdd(state: SimnetState, actor: Account, target: Account): boolean {
-  const privacy = memory(state).privacy.get(target.phone) ?? "everyone";
+  const privacy = groupsMemory(state).privacy.get(target.phone) ?? "everyone";
   if (privacy === "everyone") return true;
   return privacy === "contacts" && target.conversations.has(actor.phone);
 }
@@ -348,92 +345,6 @@ export function setSettings(
   const settings = groupView(state, group, actor.phone).settings;
   updateEvent(state, group, actor, "settings", { settings });
   return settings;
-}
-
-export function invite(state: SimnetState, actor: Account, group: Group, revoke: boolean) {
-  requireAdmin(group, actor);
-  const e = extraOf(state, group);
-  if (revoke) {
-    e.inviteCode = newInviteCode();
-    updateEvent(state, group, actor, "invite", {});
-  }
-  return { code: e.inviteCode, link: `https://chat.whatsapp.com/${e.inviteCode}` };
-}
-
-export function invitePreview(state: SimnetState, code: string) {
-  const group = groupByInvite(state, code);
-  const e = extraOf(state, group);
-  const owner = e.owner ? state.accounts.get(e.owner) : undefined;
-  return {
-    id: group.id,
-    name: group.subject,
-    description: e.description,
-    size: group.participants.size,
-    creation: group.creation,
-    owner: owner ? `${owner.phone}@c.us` : null,
-    joinApproval: e.joinApproval,
-  };
-}
-
-export function joinByInvite(state: SimnetState, actor: Account, code: string) {
-  const group = groupByInvite(state, code);
-  if (group.participants.has(actor.phone)) return { groupId: group.id, status: "joined" as const };
-  const e = extraOf(state, group);
-  if (e.joinApproval) {
-    e.requests.set(actor.phone, nowSeconds());
-    const admins = [...group.admins].flatMap((p) => state.accounts.get(p) ?? []);
-    for (const admin of admins) {
-      state.deliverEvent(admin, "group.join_request", {
-        chatId: group.id,
-        group: { id: group.id, name: group.subject },
-        action: "created",
-        requester: contact(state, actor, admin.phone),
-        method: "invite_link",
-        timestamp: nowSeconds(),
-      });
-    }
-    return { groupId: group.id, status: "pending_approval" as const };
-  }
-  group.participants.add(actor.phone);
-  participantsEvent(state, group, actor, "add", [actor.phone]);
-  return { groupId: group.id, status: "joined" as const };
-}
-
-export function joinRequests(state: SimnetState, actor: Account, group: Group) {
-  requireAdmin(group, actor);
-  return [...extraOf(state, group).requests].flatMap(([phone, at]) => {
-    const acc = state.accounts.get(phone);
-    return acc ? [{ ...contact(state, acc, actor.phone), requestedAt: at }] : [];
-  });
-}
-
-export function answerRequests(
-  state: SimnetState,
-  actor: Account,
-  group: Group,
-  action: "approve" | "reject",
-  ids: string[],
-): Result[] {
-  requireAdmin(group, actor);
-  const e = extraOf(state, group);
-  const approved: string[] = [];
-  const results = ids.map((id): Result => {
-    const target = id.endsWith("@lid") ? state.accountsByLid.get(id) : state.findAccount(id);
-    if (!target || !e.requests.has(target.phone))
-      return { id, status: "not_participant", message: "sem pedido de entrada" };
-    e.requests.delete(target.phone);
-    if (action === "approve") {
-      group.participants.add(target.phone);
-      approved.push(target.phone);
-    }
-    return {
-      id: state.peer(target, actor.phone).id,
-      status: "ok",
-      message: action === "approve" ? "aprovado" : "recusado",
-    };
-  });
-  if (approved.length > 0) participantsEvent(state, group, actor, "add", approved);
-  return results;
 }
 
 export function groupsOf(state: SimnetState, acc: Account) {

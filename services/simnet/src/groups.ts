@@ -4,17 +4,13 @@ import type { FastifyInstance } from "fastify";
 import { z } from "zod";
 import type { SimnetArea } from "./areas.ts";
 import { SimnetError } from "./errors.ts";
+import { answerRequests, invite, invitePreview, joinByInvite, joinRequests } from "./groups-invites.ts";
 import {
-  answerRequests,
   changeParticipants,
   createGroup,
   type GroupAddPrivacy,
   groupsOf,
   groupView,
-  invite,
-  invitePreview,
-  joinByInvite,
-  joinRequests,
   leaveGroup,
   requireGroup,
   setDescription,
@@ -29,7 +25,7 @@ import { type OpDef, openOp, parseBody } from "./op-kit.ts";
 import type { Account, SimnetState } from "./state.ts";
 
 const picture = z.object({ data: z.string().min(1), mimetype: z.string().min(3) });
-const gid = z.object({ groupId: z.string().regex(/^\d+@g\.us$/) });
+const gid = z.object({ groupId: z.string().regex(/^\d+(-\d+)?@g\.us$/) });
 const settingsPatch = z.object({
   messagesAdminOnly: z.boolean().optional(),
   infoAdminOnly: z.boolean().optional(),

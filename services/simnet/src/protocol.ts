@@ -267,7 +267,7 @@ export const readArgsSchema = z.object({ ids: z.array(z.string().min(1)).min(1),
 export const checkExistsArgsSchema = z.object({ phone: z.string().min(1) });
 /** The profile picture of a contact (number, `@c.us`, `@lid`) or a group: `{picture: {data, mimetype} | null}`. */
 export const pictureArgsSchema = z.object({ chatId: z.string().min(1) });
-export const groupMetadataArgsSchema = z.object({ groupId: z.string().regex(/^\d+@g\.us$/) });
+export const groupMetadataArgsSchema = z.object({ groupId: z.string().regex(/^\d+(-\d+)?@g\.us$/) });
 
 // ---------------------------------------------------------------------------------------------
 // S→C frames

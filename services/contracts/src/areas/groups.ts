@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizeChatId, normalizePersonId } from "../chat-id.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { fileSchema } from "../file.ts";
 import { defineOps } from "../ops.ts";
 
@@ -12,19 +13,28 @@ import { defineOps } from "../ops.ts";
 
 // --- ids -------------------------------------------------------------------------------------
 
-/** `<digits>@g.us` or the bare digits (a group id accepted in both forms). */
-export const groupIdSchema = z
-  .string("informe o id do grupo")
-  .transform((s, ctx) => {
+/**
+ * A bare group id: the digits of today's groups (`120363…`), or a legacy group's
+ * `<creator's number>-<creation timestamp>` (groups created before 2021 keep that id).
+ */
+const BARE_GROUP_RE = /^(\d{10,40}|\d{1,30}-\d{1,20})$/;
+/** What comes before `@g.us`. */
+const GROUP_USER_RE = /^\d{1,40}(-\d{1,20})?$/;
+
+/** `<id>@g.us` or the bare id (a group id accepted in both forms, legacy `<number>-<timestamp>` ids too). */
+export const groupIdSchema = documented(
+  z.string("informe o id do grupo").transform((s, ctx) => {
     const v = s.trim();
-    const id = /^\d{10,40}$/.test(v) ? `${v}@g.us` : normalizeChatId(v);
-    if (!id?.endsWith("@g.us")) {
-      ctx.addIssue({ code: "custom", message: "id de grupo inválido: use <id>@g.us ou só os dígitos" });
+    const id = BARE_GROUP_RE.test(v) ? `${v}@g.us` : normalizeChatId(v);
+    if (!id?.endsWith("@g.us") || !GROUP_USER_RE.test(id.slice(0, -"@g.us".length))) {
+      ctx.addIssue({ code: "custom", message: "id de grupo inválido: use <id>@g.us ou só o id" });
       return z.NEVER;
     }
     return id;
-  })
-  .meta({ description: "`<id>@g.us`, or just the digits" });
+  }),
+  { pattern: DOC_PATTERNS.group },
+  { description: "`<id>@g.us`, or just the id (legacy groups: `<creator's number>-<timestamp>`)" },
+);
 
 /** People to add, remove, promote…: numbers or ids, normalized (`<digits>@c.us` or `@lid`). */
 export const participantIdsSchema = z

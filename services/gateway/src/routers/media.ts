@@ -20,7 +20,8 @@ const route = (kind: "voice" | "video", summary: string, description: string) =>
 
 const LIMITS =
   "The same file handling as the send routes: `file.url` fetched with the same guard, the same 70 MB limit, " +
-  "the same ffmpeg and time limit (60 s voice, 180 s video); a file ffmpeg cannot convert is `422` with `details.file`. " +
+  "the same ffmpeg and time limit (60 s voice, 180 s video unless `MEDIA_CONVERT_TIMEOUT_MS` is set); a file ffmpeg cannot convert, " +
+  "or whose conversion runs out of time, is `422` with `details.file`. " +
   '`output: "url"` keeps the result an hour behind a signed link (`/v1/files/...`, no token), which a send\'s `file.url` accepts.';
 
 type Body = z.infer<typeof convertBody>;
@@ -46,6 +47,8 @@ async function answer(ctx: Context & { instance: { id: string } }, body: Body, o
 
 const load = (ctx: Context, body: Body) =>
   loadFile(body.file, { ...ctx.sending.sender.composeDeps.media, field: "file" });
+/** The sends' ffmpeg limits (MEDIA_CONVERT_TIMEOUT_MS). */
+const convertOptions = (ctx: Context) => ctx.sending.sender.composeDeps.convert ?? {};
 
 /** Spec 4.14 media: converting audio and video on request (docs/media.md); no network involved. */
 export const mediaRouter = router({
@@ -53,11 +56,15 @@ export const mediaRouter = router({
     "voice",
     "Convert audio to a voice note (OGG/Opus, mono 48 kHz)",
     `What \`/messages/voice\` with \`convert: true\` sends; \`seconds\` is the duration the network shows. ${LIMITS}`,
-  ).mutation(async ({ ctx, input }) => answer(ctx, input, await convertVoice(await load(ctx, input)))),
+  ).mutation(async ({ ctx, input }) =>
+    answer(ctx, input, await convertVoice(await load(ctx, input), convertOptions(ctx))),
+  ),
 
   convertVideo: route(
     "video",
     "Convert a video to MP4 (H.264/AAC) that phones play",
     `What \`/messages/video\` with \`convert: true\` sends. ${LIMITS}`,
-  ).mutation(async ({ ctx, input }) => answer(ctx, input, await convertVideo(await load(ctx, input)))),
+  ).mutation(async ({ ctx, input }) =>
+    answer(ctx, input, await convertVideo(await load(ctx, input), convertOptions(ctx))),
+  ),
 });

@@ -4,6 +4,7 @@ import type { ProviderContext } from "../contract.ts";
 import { baileysCalls } from "./calls.ts";
 import { baileysChannels } from "./channels.ts";
 import { baileysContacts } from "./contacts.ts";
+import { baileysGroupAcks } from "./group-acks.ts";
 import { baileysGroups } from "./groups.ts";
 import { baileysLabels } from "./labels.ts";
 import { baileysPresence } from "./presence.ts";
@@ -40,6 +41,7 @@ export const BAILEYS_AREAS: BaileysAreaModule[] = [
   baileysStatus,
   baileysChannels,
   baileysGroups,
+  baileysGroupAcks,
   baileysContacts,
   baileysCalls,
 ];

@@ -254,7 +254,7 @@ describe("Baileys groups: notifications", () => {
     });
   });
 
-  it("this number removed by an admin is group.leave with reason removed", async () => {
+  it("this number removed by an admin is group.leave with reason removed (a group it can no longer read stays unnamed)", async () => {
     const r = await h.open();
     r.sock.ev.emit("group-participants.update", {
       id: GROUP,
@@ -263,8 +263,45 @@ describe("Baileys groups: notifications", () => {
       participants: [{ id: "5511999999999@s.whatsapp.net" }],
     });
     r.sock.ev.flush();
+    // Not named since the process started: asked of the network, which no longer shows it to us.
+    await h.answer(r.sock, isG2("query", GROUP), () => [{ tag: "error", attrs: { code: "403", text: "forbidden" } }]);
     await expect.poll(() => r.events.some((e) => e.type === "event" && e.kind === "group.leave")).toBe(true);
     const leave = r.events.find((e) => e.type === "event" && e.kind === "group.leave");
-    expect(leave && leave.type === "event" ? leave.payload.reason : null).toBe("removed");
+    expect(leave && leave.type === "event" ? leave.payload : null).toMatchObject({
+      reason: "removed",
+      group: { id: GROUP, name: "" },
+    });
+  });
+
+  it("a group not seen since the process started is named from its metadata, asked once", async () => {
+    const r = await h.open();
+    const named = (kind: string) =>
+      r.events.flatMap((e) => (e.type === "event" && e.kind === kind ? [e.payload.group] : []));
+    r.sock.ev.emit("group-participants.update", {
+      id: GROUP,
+      author: `${B}@s.whatsapp.net`,
+      action: "promote",
+      participants: [{ id: `${C}@s.whatsapp.net` }],
+    });
+    r.sock.ev.flush();
+    await h.answer(r.sock, isG2("query", GROUP), () => [groupNode([], PARTICIPANTS)]);
+    await expect.poll(() => named("group.participants")).toEqual([{ id: GROUP, name: "Equipe" }]);
+    // Then from what it learnt: a settings change and a join request, no query.
+    r.sock.ev.emit("groups.update", [{ id: GROUP, announce: true, author: `${B}@s.whatsapp.net` }]);
+    r.sock.ev.emit("group.join-request", {
+      id: GROUP,
+      author: `${B}@s.whatsapp.net`,
+      participant: D_LID,
+      action: "created",
+      method: "invite_link",
+    });
+    r.sock.ev.flush();
+    await expect
+      .poll(() => [...named("group.update"), ...named("group.join_request")])
+      .toEqual([
+        { id: GROUP, name: "Equipe" },
+        { id: GROUP, name: "Equipe" },
+      ]);
+    expect((await h.sentNodes()).filter(isG2("query", GROUP))).toHaveLength(1);
   });
 });

@@ -9,6 +9,7 @@ import {
   type WASocket,
 } from "@whiskeysockets/baileys";
 import type { BaileysArea, BaileysAreaModule } from "./areas.ts";
+import { BoundedCache } from "./auth-state.ts";
 import { networkCodeOf } from "./errors.ts";
 import { toChatId, toUserJid } from "./outbound.ts";
 
@@ -20,6 +21,9 @@ import { toChatId, toUserJid } from "./outbound.ts";
  */
 
 type Contact = { id: string; phone: string; lid: string | null; pushName: string };
+
+/** How long a group event may wait for the network to name a group it has not named yet. */
+const NAME_LOOKUP_MS = 10_000;
 
 /** The network's per-participant status codes (`participant[error]`) → the API's results. */
 function resultOf(action: string, status: string, id: string): ParticipantResult {
@@ -33,9 +37,10 @@ function resultOf(action: string, status: string, id: string): ParticipantResult
     case "409":
       return { id, status: "already_participant", message: "já participa do grupo" };
     case "404":
-      return action === "add"
-        ? { id, status: "not_on_network", message: "número sem conta na rede" }
-        : { id, status: "not_participant", message: "não participa do grupo" };
+      if (action === "add") return { id, status: "not_on_network", message: "número sem conta na rede" };
+      if (action === "approve" || action === "reject")
+        return { id, status: "not_participant", message: "sem pedido de entrada" };
+      return { id, status: "not_participant", message: "não participa do grupo" };
     case "408":
       return { id, status: "refused", message: "a pessoa saiu do grupo há pouco e não pode ser adicionada agora" };
     default:
@@ -43,7 +48,7 @@ function resultOf(action: string, status: string, id: string): ParticipantResult
   }
 }
 
-async function contactOf(
+export async function contactOf(
   area: BaileysArea,
   p: { id: string; lid?: string; phoneNumber?: string; notify?: string; name?: string },
 ): Promise<Contact> {
@@ -110,7 +115,25 @@ export const baileysGroups: BaileysAreaModule = (area) => {
   const me = (sock: WASocket) => [sock.user?.id, sock.user?.lid].filter(Boolean).map((j) => jidNormalizedUser(j!));
   const group = (g: { id: string; subject?: string }) => ({ id: g.id, name: g.subject ?? "" });
   const emit = (kind: Parameters<BaileysArea["ctx"]["emit"]>[0] & { type: "event" }) => area.ctx.emit(kind);
-  const subjects = new Map<string, string>();
+  /**
+   * Group subjects for the events' `group.name`: as notifications and reads tell them; a group not
+   * heard of since the process started (a restart, a group never listed) is asked of the network
+   * once. A group this number can no longer read (it was removed) stays unnamed (`""`).
+   */
+  const subjects = new BoundedCache(5_000, 24 * 60 * 60_000);
+  const nameOf = async (sock: WASocket, groupId: string): Promise<string> => {
+    const known = subjects.get<string>(groupId);
+    if (known !== undefined) return known;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), NAME_LOOKUP_MS);
+    });
+    const g = await Promise.race([sock.groupMetadata(groupId).catch(() => null), timeout]).finally(() =>
+      clearTimeout(timer),
+    );
+    if (g) subjects.set(groupId, g.subject ?? "");
+    return g?.subject ?? "";
+  };
   // Notifications are handled one after the other: reshaping waits (identity lookups) must not reorder events.
   let chain: Promise<void> = Promise.resolve();
   const inOrder = (job: () => Promise<void>) => {
@@ -137,14 +160,17 @@ export const baileysGroups: BaileysAreaModule = (area) => {
         if (!current()) return;
         for (const u of updates) {
           if (!u.id) continue;
+          if (u.subject !== undefined) subjects.set(u.id, u.subject);
+          // `groupFetchAllParticipating` (a list, or the server's "groups changed" hint) echoes every
+          // group's whole metadata as an update: nothing changed, no event.
+          if (Array.isArray(u.participants)) continue;
           const by = u.author ? await contactOf(area, { id: u.authorPn ?? u.author }) : null;
           const base = {
             chatId: u.id,
-            group: { id: u.id, name: u.subject ?? subjects.get(u.id) ?? "" },
+            group: { id: u.id, name: u.subject ?? (await nameOf(sock, u.id)) },
             by,
             timestamp: now(),
           };
-          if (u.subject !== undefined) subjects.set(u.id, u.subject);
           const changes: [string, Record<string, unknown>][] = [];
           if (u.subject !== undefined) changes.push(["subject", { subject: u.subject }]);
           if (u.desc !== undefined) changes.push(["description", { description: u.desc }]);
@@ -172,7 +198,7 @@ export const baileysGroups: BaileysAreaModule = (area) => {
           kind: "group.join_request",
           payload: {
             chatId: r.id,
-            group: { id: r.id, name: subjects.get(r.id) ?? "" },
+            group: { id: r.id, name: await nameOf(sock, r.id) },
             action: r.action,
             method: r.method ?? null,
             requester: await contactOf(area, { id: r.participantPn ?? r.participant }),
@@ -186,7 +212,7 @@ export const baileysGroups: BaileysAreaModule = (area) => {
       if (!current() || u.action === "modify") return;
       const by = await contactOf(area, { id: u.authorPn ?? u.author });
       const participants = await Promise.all(u.participants.map((p) => contactOf(area, p)));
-      const base = { chatId: u.id, group: { id: u.id, name: subjects.get(u.id) ?? "" }, timestamp: now() };
+      const base = { chatId: u.id, group: { id: u.id, name: await nameOf(s, u.id) }, timestamp: now() };
       emit({ type: "event", kind: "group.participants", payload: { ...base, action: u.action, participants, by } });
       const mine = new Set(me(s));
       const touchesMe = u.participants.some(
@@ -202,12 +228,18 @@ export const baileysGroups: BaileysAreaModule = (area) => {
   });
 
   const meta = (sock: WASocket, groupId: string) =>
-    sock.groupMetadata(groupId).catch((err: unknown) => {
-      const status = networkCodeOf(err);
-      if (status === 404 || status === 403)
-        throw new ApiError("not_found", "Grupo não encontrado (ou esta conta não participa dele).");
-      throw err;
-    });
+    sock.groupMetadata(groupId).then(
+      (g) => {
+        subjects.set(g.id, g.subject ?? "");
+        return g;
+      },
+      (err: unknown) => {
+        const status = networkCodeOf(err);
+        if (status === 404 || status === 403)
+          throw new ApiError("not_found", "Grupo não encontrado (ou esta conta não participa dele).");
+        throw err;
+      },
+    );
 
   return {
     "groups.create": ({ subject, participants, description, picture }) =>
@@ -232,7 +264,12 @@ export const baileysGroups: BaileysAreaModule = (area) => {
       }),
     "groups.list": () =>
       area.call("groups.list", async (sock) =>
-        Promise.all(Object.values(await sock.groupFetchAllParticipating()).map((g) => groupMetaOf(area, g))),
+        Promise.all(
+          Object.values(await sock.groupFetchAllParticipating()).map((g) => {
+            subjects.set(g.id, g.subject ?? "");
+            return groupMetaOf(area, g);
+          }),
+        ),
       ),
     "groups.get": ({ groupId }) =>
       area.call("groups.get", async (sock) => groupMetaOf(area, await meta(sock, groupId))),
@@ -319,7 +356,11 @@ export const baileysGroups: BaileysAreaModule = (area) => {
       area.call("groups.requests", async (sock) =>
         Promise.all(
           (await sock.groupRequestParticipantsList(groupId)).map(async (r) => ({
-            ...(await contactOf(area, { id: r.phone_number ?? r.jid ?? "" })),
+            // A requester by lid comes with its number: both kept (and the pair learnt).
+            ...(await contactOf(area, {
+              id: r.jid ?? r.phone_number ?? "",
+              ...(r.phone_number ? { phoneNumber: r.phone_number } : {}),
+            })),
             requestedAt: Number(r.request_time ?? 0),
           })),
         ),
@@ -328,7 +369,7 @@ export const baileysGroups: BaileysAreaModule = (area) => {
       area.call("groups.answerRequests", async (sock) =>
         Promise.all(
           (await sock.groupRequestParticipantsUpdate(groupId, jidsOf(participants), action)).map(async (a) =>
-            resultOf("approve", a.status, a.jid ? (await contactOf(area, { id: a.jid })).id : ""),
+            resultOf(action, a.status, a.jid ? (await contactOf(area, { id: a.jid })).id : ""),
           ),
         ),
       ),

@@ -34,6 +34,10 @@ import {
 const ME = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
 const STATUS = "status@broadcast";
 const BIA = "5511988887777";
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+);
 
 let h: RedisHarness;
 let net: SilentNetwork;
@@ -102,7 +106,7 @@ async function openRig(): Promise<Rig> {
   vi.spyOn(sock, "sendMessage").mockImplementation(async (jid, content, options = {}) => {
     // Baileys' own content generation with the send's options (style included); media not uploaded.
     const generated =
-      "text" in content || "delete" in content
+      "text" in content || "delete" in content || "image" in content || "video" in content
         ? await generateWAMessageContent(content, {
             ...options,
             upload: async () => ({ mediaUrl: "", directPath: "" }),
@@ -174,6 +178,41 @@ describe("Baileys status posts: sending", () => {
       expect(err?.details).toHaveProperty("contacts");
     }
     expect(r.sends).toHaveLength(1);
+  });
+
+  it("an image post: the picture with its caption to the audience; Baileys builds an imageMessage", async () => {
+    const r = await openRig();
+    const out = await r.session.send(
+      STATUS,
+      { type: "image", media: { data: PNG.toString("base64"), mimetype: "image/png" }, caption: "vitrine nova" },
+      { id: "3EB0AAAABBBBCCCCDDDD02", status: { audience: [BIA, "222233334444555@lid"] } },
+    );
+    expect(out).toEqual({ id: "3EB0AAAABBBBCCCCDDDD02", chatId: STATUS, timestamp: expect.any(Number) });
+    const [s] = r.sends;
+    expect(s!.jid).toBe(STATUS);
+    expect(s!.content).toEqual({ image: PNG, mimetype: "image/png", caption: "vitrine nova" });
+    expect(s!.options).toEqual({
+      messageId: "3EB0AAAABBBBCCCCDDDD02",
+      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid"],
+      broadcast: true,
+    });
+    expect(s!.built.message?.imageMessage).toMatchObject({ mimetype: "image/png", caption: "vitrine nova" });
+    expect(Number(s!.built.message?.imageMessage?.fileLength)).toBe(PNG.length);
+  });
+
+  it("a video post: the video with its caption, no round note; Baileys builds a videoMessage", async () => {
+    const r = await openRig();
+    const video = Buffer.from("00000018667479706d703432", "hex");
+    await r.session.send(
+      STATUS,
+      { type: "video", media: { data: video.toString("base64"), mimetype: "video/mp4" }, caption: "bastidores" },
+      { status: { audience: [BIA] } },
+    );
+    const [s] = r.sends;
+    expect(s!.content).toEqual({ video, mimetype: "video/mp4", caption: "bastidores" });
+    expect(s!.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`], broadcast: true });
+    expect(s!.built.message?.videoMessage).toMatchObject({ mimetype: "video/mp4", caption: "bastidores" });
+    expect(s!.built.message?.ptvMessage).toBeFalsy();
   });
 
   it("a deletion: {delete: key} of our kept post, sent to the audience again", async () => {
