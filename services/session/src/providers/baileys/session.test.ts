@@ -666,8 +666,11 @@ describe("Baileys session: messaging", () => {
       participants: [],
       action: "add",
     });
+    // The event itself asks for the group's name once (the groups area names the group in its event).
+    await vi.waitFor(() => expect(groupMetadata).toHaveBeenCalledTimes(2));
     await apiError(r.session.send(GROUP, text, { mentions: ["all"] }));
-    expect(groupMetadata).toHaveBeenCalledTimes(2);
+    // The mentions' participants were dropped with the change: the send reads them again.
+    expect(groupMetadata).toHaveBeenCalledTimes(3);
   });
 
   it("checkExists: onWhatsApp with the number, then its ninth-digit form; LID from the mapping store", async () => {
