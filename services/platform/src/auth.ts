@@ -19,28 +19,31 @@ import { TurnBatcher } from "./turn-batch.ts";
  * token cannot drain another instance's budget. The script's `==` only decides whether to
  * charge; the verdict is a constant-time compare in Node.
  *
- * ARGV: rate, burst, account key prefix, then per request: auth key, bucket key, token hash.
+ * The bucket (`tokens`, `ts`) lives in the instance's auth hash beside the token hash: one HMGET
+ * reads both and one HSET charges it (a bucket of its own cost an HMGET, an HSET and a PEXPIRE
+ * more per request; docs/benchmarks.md, tenth round). It goes with the instance's auth record;
+ * a rotated token keeps it.
+ *
+ * ARGV: rate, burst, account key prefix, then per request: auth key, token hash.
  * Reply: per request six values (0 = no instance | 1 = wrong token | 2 = match, the stored
  * hash, the Client-Token hash, its "required" flag, allowed 0|1, wait ms).
  */
 const SCRIPT = `
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
-local ttl = math.ceil(burst * 1000 / rate) + 1000
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local out = {}
-for i = 4, #ARGV, 3 do
-  local a = redis.call('HMGET', ARGV[i], 'tokenHash', 'accountId')
+for i = 4, #ARGV, 2 do
+  local a = redis.call('HMGET', ARGV[i], 'tokenHash', 'accountId', 'tokens', 'ts')
   if not a[1] then
     out[#out + 1] = 0; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = 0; out[#out + 1] = 0
-  elseif a[1] ~= ARGV[i + 2] then
+  elseif a[1] ~= ARGV[i + 1] then
     out[#out + 1] = 1; out[#out + 1] = a[1]; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = 0; out[#out + 1] = 0
   else
     local acc = redis.call('HMGET', ARGV[3] .. a[2], 'clientTokenHash', 'requireOnAllCalls')
-    local b = redis.call('HMGET', ARGV[i + 1], 'tokens', 'ts')
-    local tokens = tonumber(b[1]) or burst
-    local ts = tonumber(b[2]) or now
+    local tokens = tonumber(a[3]) or burst
+    local ts = tonumber(a[4]) or now
     tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
     local allowed = 0
     local waitMs = 0
@@ -50,8 +53,7 @@ for i = 4, #ARGV, 3 do
     else
       waitMs = math.ceil((1 - tokens) * 1000 / rate)
     end
-    redis.call('HSET', ARGV[i + 1], 'tokens', tostring(tokens), 'ts', now)
-    redis.call('PEXPIRE', ARGV[i + 1], ttl)
+    redis.call('HSET', ARGV[i], 'tokens', tostring(tokens), 'ts', now)
     out[#out + 1] = 2; out[#out + 1] = a[1]; out[#out + 1] = acc[1] or ''; out[#out + 1] = acc[2] or ''
     out[#out + 1] = allowed; out[#out + 1] = waitMs
   end
@@ -103,7 +105,7 @@ export class RequestAuthorizer {
 
   private async run(batch: Pending[]): Promise<AuthVerdict[]> {
     const args: (string | number)[] = [this.rate.perSecond, this.rate.burst, this.k.accountAuthPrefix];
-    for (const p of batch) args.push(this.k.instanceAuth(p.instanceId), this.k.rateLimit(p.instanceId), p.presented);
+    for (const p of batch) args.push(this.k.instanceAuth(p.instanceId), p.presented);
     const r = await this.redis.gwAuthorizeBatch(...args);
     return batch.map((p, i) => verdictOf(p, r.slice(i * 6, i * 6 + 6)));
   }

@@ -242,6 +242,8 @@ export class SessionManager implements SessionApi {
       await this.platform.leases.release(instanceId, this.opts.podId, epoch);
       return;
     }
+    // Another pod may have written the instance's chats since this process last did.
+    this.platform.readModel.forget(instanceId);
     const auth = new AuthStateStore(this.platform.redis, this.platform.keys, this.sealer, instanceId, epoch);
     const log = this.opts.log.child({ instanceId, epoch });
     const held: Held = {
