@@ -107,8 +107,13 @@ export function docOf(payload: Payload, extra: RecordExtra = {}, now = Date.now(
       live: Boolean(c.live),
     };
   }
-  const raw = sanitizeRaw(payload.raw);
-  if (raw !== undefined) doc.raw = raw;
+  if (extra.keep && payload.raw !== undefined) {
+    doc.raw = payload.raw; // the content whole (ReadModel.keeps checked it)
+    doc.keeps = true;
+  } else {
+    const raw = sanitizeRaw(payload.raw);
+    if (raw !== undefined) doc.raw = raw;
+  }
   return doc;
 }
 

@@ -9,11 +9,12 @@ import { Repository } from "redis-om";
 import type { IdentityMap } from "../identity.ts";
 import type { Keys } from "../keys.ts";
 import type { MediaLinks } from "../media-links.ts";
+import { MESSAGE_KEEP_MS } from "../messages.ts";
 import type { OmClient } from "../redis.ts";
 import type { ScriptBatch } from "../script-batch.ts";
 import { ACK } from "./acks.ts";
 import { ChatStore, readModelSchemas } from "./chats.ts";
-import { docOf, str } from "./doc.ts";
+import { docOf, sanitizeRaw, str } from "./doc.ts";
 import { chatFamily, MessagePages } from "./pages.ts";
 import type {
   ChatDoc,
@@ -40,6 +41,7 @@ export class ReadModel {
   private readonly pages: MessagePages;
   private readonly messageViews: MessageViews;
   private readonly chats: ChatStore;
+  private readonly retentionMs: number;
 
   constructor(
     redis: Redis,
@@ -51,6 +53,7 @@ export class ReadModel {
     opts: ReadModelOptions,
   ) {
     this.chatsRepo = new Repository(readModelSchemas(k).chats, om);
+    this.retentionMs = opts.retentionMs;
     // A message's writes go in the turn's batch (script-batch.ts) with the events that announce
     // them; the rarer ones are scripts of their own.
     this.writes = new MessageWrites(redis, k, batch, opts.retentionMs, opts.pendingAckMs ?? 120_000);
@@ -120,8 +123,12 @@ export class ReadModel {
     } else if (kind === "message.revoked") {
       // Revoked for everyone: the message keeps its place in the history, without its content.
       await this.writes.rewrite(instance.id, target, (d) => {
-        const { media: _media, hasMedia: _hasMedia, raw: _raw, ...rest } = d;
-        return { ...rest, revoked: true, revokedAt: at, type: "revoked", body: "" };
+        const { media: _media, hasMedia: _hasMedia, raw, keeps, ...rest } = d;
+        const next: MessageDoc = { ...rest, revoked: true, revokedAt: at, type: "revoked", body: "" };
+        // The kept message (forwards, quotes, retries by id) outlives a revocation, as it did in
+        // a record of its own; reads show none of it.
+        if (keeps) Object.assign(next, { raw, keeps });
+        return next;
       });
     }
   }
@@ -144,6 +151,29 @@ export class ReadModel {
   async markUnread(instance: Instance, chatId: string): Promise<void> {
     if (!instance.settings.storage.chats) return;
     await this.chats.mark(instance.id, chatId, "unread");
+  }
+
+  /**
+   * Whether a message sent through the API is kept by its read-model document (its `raw` is the
+   * content whole) instead of a record of its own in the message store: messages stored, kept at
+   * least as long as the store would (7 days), and a content without media bytes that `raw`
+   * carries unchanged. The caller then records it with `keep: true` and skips the store's save:
+   * one write per send instead of two.
+   */
+  keeps(instance: Instance, payload: Payload, content: unknown): boolean {
+    return (
+      instance.settings.storage.messages &&
+      this.retentionMs >= MESSAGE_KEEP_MS &&
+      payload.raw === content &&
+      typeof content === "object" &&
+      content !== null &&
+      !("media" in content) &&
+      // What record() stores: a message with an id, not a status post.
+      typeof payload.id === "string" &&
+      typeof payload.chatId === "string" &&
+      payload.chatId !== "status@broadcast" &&
+      sanitizeRaw(content) === content
+    );
   }
 
   /** Messages already in stored form, pipelined (bulk loads and benchmarks). */

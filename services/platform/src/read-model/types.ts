@@ -34,6 +34,11 @@ export interface MessageDoc {
   revoked?: true;
   revokedAt?: number;
   raw?: unknown;
+  /**
+   * `raw` is the content as sent (an API send without media bytes): the message store's kept
+   * message for 7 days is this document (messages.ts), not a record of its own.
+   */
+  keeps?: true;
 }
 
 /** What a chat list shows of its last message when the message itself is not stored. */
@@ -165,6 +170,8 @@ export interface RecordExtra {
   targetId?: string | null;
   /** The content in the provider contract's shape: location and contact cards come from it. */
   content?: OutboundContent | null;
+  /** The payload's `raw` is `content` whole and the document keeps it as the kept message ({@link MessageDoc.keeps}). */
+  keep?: boolean;
 }
 
 export interface ReadModelOptions {

@@ -56,7 +56,7 @@ export class MessageViews {
               hasMedia: Boolean(q.hasMedia),
               media: this.mediaOf(instance.id, q, view.quotedId, false),
               participant: q.participant ? rewrite(q.participant) : null,
-              _data: q.raw ?? null,
+              _data: q.revoked ? null : (q.raw ?? null),
             }
           : { id: view.quotedId, body: null, hasMedia: false, media: null, participant: null, _data: null };
       }
@@ -131,7 +131,8 @@ export class MessageViews {
       ...(d.forwarded ? { forwarded: true } : {}),
       edited: Boolean(d.edited),
       revoked: Boolean(d.revoked),
-      _data: d.raw ?? null,
+      // A revoked message shows no content (a kept message's content stays stored: messages.ts).
+      _data: d.revoked ? null : (d.raw ?? null),
     };
     return view;
   }

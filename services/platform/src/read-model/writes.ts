@@ -118,6 +118,11 @@ export class MessageWrites {
       const next: MessageDoc = { ...doc, chatId: stored.chatId, fromMe: stored.fromMe, sortKey: stored.sortKey };
       if (stored.chatLid) next.chatLid = stored.chatLid;
       else delete next.chatLid;
+      if (stored.keeps) {
+        // The content as sent stays the kept message (a repeated event carries the network's own).
+        next.raw = stored.raw;
+        next.keeps = true;
+      }
       if (stored.edited) {
         next.body = stored.body;
         next.edited = true;
