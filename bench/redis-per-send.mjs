@@ -27,13 +27,21 @@
 // (round trips' contents: EVALSHA, HMGET…) and those run inside scripts, each command with its
 // count per send.
 //
+// Then, without MONITOR (it costs Redis time), the CPU of BENCH_CPU_SENDS (2000; 0: none) sends
+// to the contact that never reads, BENCH_CPU_CONCURRENCY (32) in flight, until their `delivered`
+// acks are in the instances' event histories: µs of CPU per send of the one process (gateway +
+// pod + simnet) and of the private Redis (its INFO cpu). The machine's other work inflates CPU
+// time less than it does throughput, but it does: compare runs made close together.
+//
 // Environment: BENCH_SENDS, BENCH_INSTANCES, BENCH_CONCURRENCY, BENCH_WARMUP_SENDS,
-// BENCH_ACK_DELAY_MS (simnet's ack step, 20), BENCH_LOG_LEVEL (warn).
+// BENCH_ACK_DELAY_MS (simnet's ack step, 20), BENCH_CPU_SENDS, BENCH_CPU_CONCURRENCY,
+// BENCH_NODE_ARGS (node flags of the process), BENCH_LOG_LEVEL (warn). The rate limit is raised for the run (it is charged the same).
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { redisPaths } from "../scripts/stack-lib.mjs";
 import {
+  cpuMeter,
   freePort,
   intEnv,
   log,
@@ -64,6 +72,8 @@ export default async function main() {
   const concurrency = intEnv("BENCH_CONCURRENCY", 16);
   const warmSends = intEnv("BENCH_WARMUP_SENDS", 3, { min: 0 });
   const ackDelay = intEnv("BENCH_ACK_DELAY_MS", 20);
+  const cpuSends = intEnv("BENCH_CPU_SENDS", 2000, { min: 0 });
+  const cpuConcurrency = intEnv("BENCH_CPU_CONCURRENCY", 32);
   const logDir = join(ROOT, ".local", "bench", `redis-per-send-${new Date().toISOString().replace(/[:.]/g, "-")}`);
   mkdirSync(logDir, { recursive: true });
   const { Redis } = requireFrom("services/platform")("ioredis");
@@ -130,9 +140,13 @@ export default async function main() {
         ENABLE_SIM_PROVIDER: "true",
         AUTH_STATE_KEY: randomBytes(32).toString("base64"),
         LEASE_TTL_MS: "60000",
+        RATE_LIMIT_PER_SECOND: "1000000",
+        RATE_LIMIT_BURST: "1000000",
         LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
       },
       logFile: join(logDir, "gateway.log"),
+      // node itself, no tsx wrapper process (BENCH_NODE_ARGS: flags, e.g. --cpu-prof)
+      nodeArgs: (process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean),
     });
     await waitForHttp(`http://127.0.0.1:${simnetPort}/healthz`, { service: gw.service });
     const sim = simnetClient(`http://127.0.0.1:${simnetPort}`, gw.adminToken);
@@ -285,6 +299,45 @@ export default async function main() {
       results.push(...perCount);
     }
 
+    // --- CPU per send, without MONITOR -----------------------------------------------------------
+    let cpu = null;
+    if (cpuSends > 0) {
+      monitor.disconnect();
+      const histories = instances.map((i) => `${gw.prefix}recent:${i.id}`);
+      const events = async () => {
+        const p = redis.pipeline();
+        for (const key of histories) p.xlen(key);
+        return ((await p.exec()) ?? []).reduce((a, [, n]) => a + Number(n), 0);
+      };
+      const redisCpuS = async () => {
+        const info = String(await redis.info("cpu"));
+        const v = (name) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+        return v("used_cpu_user") + v("used_cpu_sys");
+      };
+      // Each send: message.any, message.ack sent, message.ack delivered.
+      const expected = (await events()) + 3 * cpuSends;
+      const r0 = await redisCpuS();
+      const t0 = process.hrtime.bigint();
+      const meter = cpuMeter({ services: [gw.service] });
+      const jobs = Array.from({ length: cpuSends }, (_, i) => instances[i % n]);
+      await pool(jobs, cpuConcurrency, (inst) => sendTo(inst, CONTACT_UNREAD));
+      await until(async () => (await events()) >= expected, "the CPU run's acks", {
+        timeoutMs: 60_000,
+        intervalMs: 20,
+      });
+      const cores = meter.stop();
+      const wallS = Number(process.hrtime.bigint() - t0) / 1e9;
+      const redisS = (await redisCpuS()) - r0;
+      cpu = {
+        window: { startUs: Number(t0 / 1000n), endUs: Number(process.hrtime.bigint() / 1000n) },
+        wallS,
+        processUs: ((cores.gateway ?? 0) * wallS * 1e6) / cpuSends,
+        redisUs: (redisS * 1e6) / cpuSends,
+        loadUs: ((cores["load generator"] ?? 0) * wallS * 1e6) / cpuSends,
+        other: cores["everything else"] ?? 0,
+      };
+    }
+
     // --- report ---------------------------------------------------------------------------------
     const fmt = (x) => (x / sends).toFixed(2);
     out(`Redis commands per immediate send: ${sends} sends per count over ${n} instances, one process`);
@@ -315,6 +368,16 @@ export default async function main() {
         .map(([k, v]) => `${k} ${v}`)
         .join(", ");
       if (bg) out(`  idle window: ${bg}`);
+    }
+    if (cpu) {
+      out("");
+      out(
+        `CPU per send (${cpuSends} sends, ${cpuConcurrency} in flight, acks settled, ${cpu.wallS.toFixed(1)} s): ` +
+          `gateway + pod + simnet ${cpu.processUs.toFixed(0)} µs, Redis ${cpu.redisUs.toFixed(0)} µs ` +
+          `(load generator ${cpu.loadUs.toFixed(0)} µs; other work on the machine ${cpu.other.toFixed(2)} cores)`,
+      );
+      // For a profile of the process (BENCH_NODE_ARGS=--cpu-prof): bench/support/cpuprofile.mjs's window.
+      out(`  (that run's window on CLOCK_MONOTONIC, µs: ${cpu.window.startUs} ${cpu.window.endUs})`);
     }
   } catch (err) {
     log(err?.stack ?? String(err));

@@ -137,6 +137,14 @@ describe("acks in the ack sets", () => {
     expect(await a.redis.exists(a.keys.readPendingAck(inst.id, m.networkId))).toBe(0);
   });
 
+  it("an ack sent to Redis just before the store (same batch) is taken by it", async () => {
+    const inst = instance();
+    const m = sent(1_767_225_600, "corrida");
+    // Not awaited in between: the ack's lookup and the store leave in one script call, ack first.
+    await Promise.all([a.readModel.ack(inst, m.networkId, "delivered"), record(a.readModel, inst, m)]);
+    expect((await a.readModel.listMessages(inst, CHAT, q()))[0]!.ackName).toBe("DEVICE");
+  });
+
   it("an ack of a message never stored leaves nothing but its short-lived pending mark", async () => {
     const inst = instance();
     await a.readModel.ack(inst, "3EB1NEVERSTORED", "read");

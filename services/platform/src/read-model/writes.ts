@@ -159,17 +159,19 @@ export class MessageWrites {
       await this.batch.run("rmAckAt", [sets.ack, sets.lidAck], [ackScore(n, place.sortKey), networkId]);
       return;
     }
+    // Marked before the round trip: a store queued meanwhile (it runs after this ack in Redis)
+    // must look for the pending ack this may leave.
+    const mark = `${instanceId}:${networkId}`;
+    if (this.pendingHere.size >= MessageWrites.PENDING_HERE_MAX) this.pendingHere.clear();
+    this.pendingHere.add(mark);
     const r = await this.batch.run(
       "rmAckDoc",
       [this.docKey(instanceId, networkId), this.k.readPendingAck(instanceId, networkId)],
       [ackRank(n), networkId, this.k.readAckPrefix(instanceId), this.k.readLidAckPrefix(instanceId), this.pendingAckMs],
     );
-    if (r === -1) {
-      // Bounded: a message that never comes leaves its mark until the set is cleared (its store
-      // would then miss an ack that waited more than ~10,000 others: the pending key's TTL is 2 min).
-      if (this.pendingHere.size >= MessageWrites.PENDING_HERE_MAX) this.pendingHere.clear();
-      this.pendingHere.add(`${instanceId}:${networkId}`);
-    }
+    // Stored already: nothing pending. (Bounded: a message that never comes leaves its mark until
+    // the set is cleared; the pending key itself lives 2 minutes.)
+    if (r !== -1) this.pendingHere.delete(mark);
   }
 
   /** Received messages read by this account: their ack raised to `ack` (never lowered). */
