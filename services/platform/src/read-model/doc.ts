@@ -61,7 +61,8 @@ export function docOf(payload: Payload, extra: RecordExtra = {}, now = Date.now(
   const isGroup = Boolean(payload.isGroup);
   const fromMe = Boolean(payload.fromMe);
   const from = (payload.from ?? {}) as { id?: string; lid?: string | null; pushName?: string };
-  const timestamp = Number(payload.timestamp) || Math.floor(now / 1000);
+  // Whole seconds (spec 2.11): the stored header and the set scores are integers.
+  const timestamp = Math.floor(Number(payload.timestamp)) || Math.floor(now / 1000);
   const media = payload.media as { url?: string | null; mimetype?: string; filename?: string | null } | undefined;
   const content = extra.content ?? null;
   const doc: MessageDoc = {

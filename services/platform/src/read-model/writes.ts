@@ -98,14 +98,20 @@ export class MessageWrites {
       () => null,
     );
     if (doc.fromMe) this.places.set(instanceId, doc.networkId, place);
+    // A TTL noted as set that the script did not set (it failed, or found the message stored
+    // and wrote no set) is due again at the next write.
+    const undoTtls = () =>
+      setKeys.forEach((key, i) => {
+        if (ttls[i]) this.ttls.undo(instanceId, key);
+      });
     return stored.then(
       async (r) => {
-        if (r[0] !== 1) await this.update(instanceId, doc);
+        if (r[0] === 1) return;
+        undoTtls();
+        await this.update(instanceId, doc);
       },
       (err) => {
-        setKeys.forEach((key, i) => {
-          if (ttls[i]) this.ttls.undo(instanceId, key);
-        });
+        undoTtls();
         throw err;
       },
     );
