@@ -12,11 +12,20 @@ export function keys(prefix: string) {
     instanceSchema: `${prefix}instance`,
     accountSchema: `${prefix}account`,
     instanceDoc: (id: string) => `${prefix}instance:${id}`,
-    /** Hash {tokenHash, accountId, tokens, ts}: what the request path needs to authenticate, and the rate bucket. */
+    /**
+     * Hash {tokenHash, accountId, tokens, ts, ctc, ct, ctr}: what the request path needs to
+     * authenticate, the rate bucket, and a copy of the account's Client-Token state (auth.ts).
+     */
     instanceAuth: (id: string) => `${prefix}auth:i:${id}`,
-    /** Hash {clientTokenHash, requireOnAllCalls, instancesCreated}. */
+    /**
+     * Hash {clientTokenHash, requireOnAllCalls, instancesCreated}. Its Client-Token fields are
+     * copied into the auth hashes listed in accountAuthCopies: write them only through
+     * AccountStore (one script rewrites the account and every copy).
+     */
     accountAuthPrefix: `${prefix}auth:a:`,
     accountAuth: (id: string) => `${prefix}auth:a:${id}`,
+    /** SET of the instance auth keys holding a copy of the account's Client-Token state (auth.ts). */
+    accountAuthCopies: (id: string) => `${prefix}auth:a:${id}:copies`,
     /** The rate bucket of its own before session 11 (now in instanceAuth): deleted with the instance. */
     rateLimit: (id: string) => `${prefix}rl:${id}`,
     /** Pub/sub: `<kind>:<instanceId>` ({@link invalidationMessage}) when what replicas cache of it changed. */
