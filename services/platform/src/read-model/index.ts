@@ -33,7 +33,20 @@ import { MessageWrites } from "./writes.ts";
 export * from "./acks.ts";
 export { escapeTag, readModelSchemas } from "./chats.ts";
 export { compareEntries, docJson, docOf, parseDoc, sanitizeRaw, sortKeyOf, vCardOf } from "./doc.ts";
-export type * from "./types.ts";
+export type {
+  ChatDoc,
+  ChatQuery,
+  ChatSort,
+  ChatState,
+  ChatView,
+  LastMessageSummary,
+  MessageDoc,
+  MessageMedia,
+  MessageQuery,
+  MessageView,
+  ReadModelOptions,
+  RecordExtra,
+} from "./types.ts";
 
 export class ReadModel {
   readonly chatsRepo: Repository;
