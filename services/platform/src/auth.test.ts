@@ -70,3 +70,37 @@ it("wrong tokens in the same turn do not drain the instance's bucket", async () 
   expect(verdicts.slice(0, 50).every((v) => !v.ok && v.code === "invalid_token")).toBe(true);
   expect(verdicts.slice(50).every((v) => v.ok)).toBe(true);
 });
+
+it("the account's Client-Token state copied into its instances follows every change at once", async () => {
+  const account = await platform.accounts.create({ name: "copies" });
+  const c = await newInstance(account.id);
+  const d = await newInstance(account.id);
+  const ask = (inst: typeof c, clientToken?: string) =>
+    platform.authorizer.authorize(inst.instance.id, inst.token, clientToken);
+  // Asked for once: each instance now holds a copy of its account's (empty) Client-Token state.
+  expect(await ask(c)).toEqual({ ok: true });
+  expect(await ask(d)).toEqual({ ok: true });
+  expect(await platform.redis.hget(platform.keys.instanceAuth(c.instance.id), "ctc")).toBe("1");
+
+  const first = await platform.accounts.issueClientToken(account.id, true);
+  expect(await ask(c)).toEqual({ ok: false, code: "invalid_client_token" });
+  expect(await ask(d, first)).toEqual({ ok: true });
+  const second = await platform.accounts.issueClientToken(account.id, true);
+  expect(await ask(c, first)).toEqual({ ok: false, code: "invalid_client_token" });
+  expect(await ask(c, second)).toEqual({ ok: true });
+  await platform.accounts.setRequireOnAllCalls(account.id, false);
+  expect(await ask(c)).toEqual({ ok: true });
+  await platform.accounts.setRequireOnAllCalls(account.id, true);
+  expect(await ask(d)).toEqual({ ok: false, code: "invalid_client_token" });
+  await platform.accounts.disableClientToken(account.id);
+  expect(await ask(d)).toEqual({ ok: true });
+
+  // A deleted instance's copy is not written back: its auth hash stays gone, it leaves the set.
+  await platform.instances.delete(d.instance.id);
+  await platform.accounts.issueClientToken(account.id, false);
+  expect(await platform.redis.exists(platform.keys.instanceAuth(d.instance.id))).toBe(0);
+  expect(await platform.redis.smembers(platform.keys.accountAuthCopies(account.id))).toEqual([
+    platform.keys.instanceAuth(c.instance.id),
+  ]);
+  expect(await ask(d)).toEqual({ ok: false, code: "invalid_token" });
+});

@@ -6,8 +6,8 @@ import { TurnBatcher } from "./turn-batch.ts";
 /**
  * One round trip does authentication data and the rate limit together: the instance's token
  * hash, the account's Client-Token state, and a token bucket in Redis (server time, shared by
- * every replica). Nothing is cached, so a rotated token or a changed Client-Token is refused by
- * every replica on the very next request.
+ * every replica). Nothing is cached in a process, so a rotated token or a changed Client-Token is
+ * refused by every replica on the very next request.
  *
  * Requests that arrive in the same turn of the event loop share that round trip: they are
  * collected until `setImmediate` (after the poll phase that parsed them) and checked by one
@@ -19,28 +19,36 @@ import { TurnBatcher } from "./turn-batch.ts";
  * token cannot drain another instance's budget. The script's `==` only decides whether to
  * charge; the verdict is a constant-time compare in Node.
  *
- * ARGV: rate, burst, account key prefix, then per request: auth key, bucket key, token hash.
+ * The bucket (`tokens`, `ts`) lives in the instance's auth hash beside the token hash, and so
+ * does a copy of its account's Client-Token state (`ct` hash, `ctr` required flag, `ctc` = copied):
+ * one HMGET reads everything a request needs and one HSET charges the bucket. (A bucket of its own
+ * and the account's hash cost an HMGET, an HSET, a PEXPIRE and another HMGET more per request;
+ * docs/benchmarks.md, tenth round.) The copy is not a cache: it is made by this script the first
+ * time an instance is asked for (from the account's hash, and the instance joins the account's
+ * set of copies), and every change of the account's Client-Token rewrites the account and all its
+ * copies in one script (accounts.ts). Both are atomic in Redis, so a changed Client-Token is
+ * refused on the very next request, as before. A rotated token keeps bucket and copy.
+ *
+ * ARGV: rate, burst, account key prefix, then per request: auth key, token hash.
  * Reply: per request six values (0 = no instance | 1 = wrong token | 2 = match, the stored
  * hash, the Client-Token hash, its "required" flag, allowed 0|1, wait ms).
  */
 const SCRIPT = `
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
-local ttl = math.ceil(burst * 1000 / rate) + 1000
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local out = {}
-for i = 4, #ARGV, 3 do
-  local a = redis.call('HMGET', ARGV[i], 'tokenHash', 'accountId')
+for i = 4, #ARGV, 2 do
+  local key = ARGV[i]
+  local a = redis.call('HMGET', key, 'tokenHash', 'accountId', 'tokens', 'ts', 'ctc', 'ct', 'ctr')
   if not a[1] then
     out[#out + 1] = 0; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = 0; out[#out + 1] = 0
-  elseif a[1] ~= ARGV[i + 2] then
+  elseif a[1] ~= ARGV[i + 1] then
     out[#out + 1] = 1; out[#out + 1] = a[1]; out[#out + 1] = ''; out[#out + 1] = ''; out[#out + 1] = 0; out[#out + 1] = 0
   else
-    local acc = redis.call('HMGET', ARGV[3] .. a[2], 'clientTokenHash', 'requireOnAllCalls')
-    local b = redis.call('HMGET', ARGV[i + 1], 'tokens', 'ts')
-    local tokens = tonumber(b[1]) or burst
-    local ts = tonumber(b[2]) or now
+    local tokens = tonumber(a[3]) or burst
+    local ts = tonumber(a[4]) or now
     tokens = math.min(burst, tokens + math.max(0, now - ts) * rate / 1000)
     local allowed = 0
     local waitMs = 0
@@ -50,9 +58,17 @@ for i = 4, #ARGV, 3 do
     else
       waitMs = math.ceil((1 - tokens) * 1000 / rate)
     end
-    redis.call('HSET', ARGV[i + 1], 'tokens', tostring(tokens), 'ts', now)
-    redis.call('PEXPIRE', ARGV[i + 1], ttl)
-    out[#out + 1] = 2; out[#out + 1] = a[1]; out[#out + 1] = acc[1] or ''; out[#out + 1] = acc[2] or ''
+    local ct, ctr = a[6] or '', a[7] or ''
+    if a[5] == '1' then
+      redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', now)
+    else
+      -- No copy of the account's Client-Token state yet: read it, copy it, join the account's copies.
+      local acc = redis.call('HMGET', ARGV[3] .. a[2], 'clientTokenHash', 'requireOnAllCalls')
+      ct, ctr = acc[1] or '', acc[2] or ''
+      redis.call('HSET', key, 'tokens', tostring(tokens), 'ts', now, 'ctc', '1', 'ct', ct, 'ctr', ctr)
+      redis.call('SADD', ARGV[3] .. a[2] .. ':copies', key)
+    end
+    out[#out + 1] = 2; out[#out + 1] = a[1]; out[#out + 1] = ct; out[#out + 1] = ctr
     out[#out + 1] = allowed; out[#out + 1] = waitMs
   end
 end
@@ -103,7 +119,7 @@ export class RequestAuthorizer {
 
   private async run(batch: Pending[]): Promise<AuthVerdict[]> {
     const args: (string | number)[] = [this.rate.perSecond, this.rate.burst, this.k.accountAuthPrefix];
-    for (const p of batch) args.push(this.k.instanceAuth(p.instanceId), this.k.rateLimit(p.instanceId), p.presented);
+    for (const p of batch) args.push(this.k.instanceAuth(p.instanceId), p.presented);
     const r = await this.redis.gwAuthorizeBatch(...args);
     return batch.map((p, i) => verdictOf(p, r.slice(i * 6, i * 6 + 6)));
   }

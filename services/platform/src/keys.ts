@@ -12,11 +12,21 @@ export function keys(prefix: string) {
     instanceSchema: `${prefix}instance`,
     accountSchema: `${prefix}account`,
     instanceDoc: (id: string) => `${prefix}instance:${id}`,
-    /** Hash {tokenHash, accountId}: what the request path needs to authenticate. */
+    /**
+     * Hash {tokenHash, accountId, tokens, ts, ctc, ct, ctr}: what the request path needs to
+     * authenticate, the rate bucket, and a copy of the account's Client-Token state (auth.ts).
+     */
     instanceAuth: (id: string) => `${prefix}auth:i:${id}`,
-    /** Hash {clientTokenHash, requireOnAllCalls, instancesCreated}. */
+    /**
+     * Hash {clientTokenHash, requireOnAllCalls, instancesCreated}. Its Client-Token fields are
+     * copied into the auth hashes listed in accountAuthCopies: write them only through
+     * AccountStore (one script rewrites the account and every copy).
+     */
     accountAuthPrefix: `${prefix}auth:a:`,
     accountAuth: (id: string) => `${prefix}auth:a:${id}`,
+    /** SET of the instance auth keys holding a copy of the account's Client-Token state (auth.ts). */
+    accountAuthCopies: (id: string) => `${prefix}auth:a:${id}:copies`,
+    /** The rate bucket of its own before session 11 (now in instanceAuth): deleted with the instance. */
     rateLimit: (id: string) => `${prefix}rl:${id}`,
     /** Pub/sub: `<kind>:<instanceId>` ({@link invalidationMessage}) when what replicas cache of it changed. */
     invalidations: `${prefix}invalidate`,
@@ -51,32 +61,38 @@ export function keys(prefix: string) {
     mediaCache: (instanceId: string, networkId: string) => `${prefix}media:${instanceId}:${networkId}`,
     /** A contact's or group's picture, cached 24 h (JSON {data, mimetype}, or "none"). */
     avatar: (instanceId: string, chatId: string) => `${prefix}avatar:${instanceId}:${chatId}`,
-    /** Read model (spec 4.5): messages at `<this>:<instanceId>:<networkId>` (JSON, not indexed). */
+    /**
+     * Read model (spec 4.5, docs/read-model.md). Before session 11 messages were RedisJSON documents
+     * under this name (with an index until session 5, dropped at start); now only that drop uses it.
+     */
     readMessageSchema: `${prefix}rmsg`,
     /** Chat records at `<this>:<instanceId>:<chatId>` (redis-om schema: JSON with a search index). */
     readChatSchema: `${prefix}rchat`,
-    /** ZSET of the read model's messages stored under a chat (score sortKey, member networkId). */
-    readChatIndex: (instanceId: string, chatId: string) => `${prefix}rmz:${instanceId}:${chatId}`,
+    /** A stored message (STRING: its JSON, header fields first; read-model/doc.ts), retention TTL. */
+    readDoc: (instanceId: string, networkId: string) => `${prefix}rmd:${instanceId}:${networkId}`,
+    /** ZSET of the messages stored under a chat (score sortKey, member networkId): unfiltered pages. */
+    readChatIndex: (instanceId: string, chatId: string) => `${prefix}rma:${instanceId}:${chatId}`,
     /** ZSET of the messages stored under a number chat that carry this privacy id (`chatLid`). */
-    readLidIndex: (instanceId: string, lid: string) => `${prefix}rmzl:${instanceId}:${lid}`,
+    readLidIndex: (instanceId: string, lid: string) => `${prefix}rmal:${instanceId}:${lid}`,
     /**
-     * The filter sets: per chat (and per lid, like the two above), one ZSET per (fromMe, ack) of its
-     * messages, `<this><chatId>:<1|0>:<ack>` (filter.fromMe / filter.ack pages, the unread list).
+     * The ack sets: per chat (and per lid, like the two above) and per fromMe, one ZSET of its
+     * messages scored `rank(ack) × 2^42 + sortKey`, `<this><chatId>:<1|0>` — where a message's ack
+     * lives (filter.fromMe / filter.ack pages, the unread list; read-model/acks.ts).
      */
-    readFilterPrefix: (instanceId: string) => `${prefix}rmf:${instanceId}:`,
-    readLidFilterPrefix: (instanceId: string) => `${prefix}rmfl:${instanceId}:`,
+    readAckPrefix: (instanceId: string) => `${prefix}rmk:${instanceId}:`,
+    readLidAckPrefix: (instanceId: string) => `${prefix}rmkl:${instanceId}:`,
     /**
      * HASH of a chat's fast-changing state, outside the indexed chat record (every message changes
      * it): at (sortKey of the last message), ts, id (its network id), last (summary JSON), unread,
      * marked (1|0), merged (1|0), and name/lid as last written to the record.
      */
     readChatState: (instanceId: string, chatId: string) => `${prefix}rchs:${instanceId}:${chatId}`,
-    /** ZSET of an instance's chats by the sortKey of their last message: every chat record. */
-    readChatOrder: (instanceId: string) => `${prefix}rcho:${instanceId}`,
-    /** The same, without chats folded into another (merged): what merged listings show. */
+    /** ZSET of an instance's chats not folded into another, by the sortKey of their last message. */
     readChatOrderVisible: (instanceId: string) => `${prefix}rchv:${instanceId}`,
-    /** An ack that came before its message was stored (a short while). */
-    readPendingAck: (instanceId: string, networkId: string) => `${prefix}rack:${instanceId}:${networkId}`,
+    /** The same for the chats folded into another (merged): the two together are every chat record. */
+    readChatOrderMerged: (instanceId: string) => `${prefix}rchm:${instanceId}`,
+    /** An ack (its rank) that came before its message was stored (a short while). */
+    readPendingAck: (instanceId: string, networkId: string) => `${prefix}rmp:${instanceId}:${networkId}`,
     /** HASH lid → phone digits: what the instance learnt about privacy ids. */
     lidMap: (instanceId: string) => `${prefix}lid:${instanceId}`,
     /** HASH phone digits → lid (the reverse of lidMap). */

@@ -88,6 +88,8 @@ export async function createPlatform(config: Config) {
   const readModel = new ReadModel(redis, om, k, batch, identity, mediaLinks, {
     retentionMs: Math.round(config.MESSAGE_RETENTION_DAYS * 86_400_000),
   });
+  // What the read model remembers to spare reads (read-model/memo.ts) goes with the instance.
+  invalidations.on("instance", (id) => readModel.forget(id));
   batch.seal(); // every store above registered its scripts
   await ensureIndexes(redis, [readModel.chatsRepo], k);
   // Messages had a search index before their filter sets; it would re-index every message at every ack.

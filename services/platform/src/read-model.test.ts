@@ -331,9 +331,8 @@ describe("message pages: the message sets answer like a reference over the store
 
     /** Every stored document of the instance, as Redis has it now. */
     const stored = async () => {
-      const keys = [...docs.map((d) => d.networkId), ...recorded].map((id) => rm.messageKey(inst.id, id));
-      const raw = (await platform.redis.call("JSON.MGET", ...keys, "$")) as (string | null)[];
-      return raw.flatMap((r) => (r ? [(JSON.parse(r) as MessageDoc[])[0]!] : []));
+      const got = await rm.storedDocs(inst.id, [...docs.map((d) => d.networkId), ...recorded]);
+      return got.filter((d): d is MessageDoc => d !== null);
     };
     const family = [CHAT, LID];
     const reference = (all: MessageDoc[], chat: string, over: Partial<MessageQuery>) => {
@@ -406,7 +405,8 @@ describe("message pages: the message sets answer like a reference over the store
     const redis = platform.redis;
     expect(await redis.pttl(platform.keys.readChatIndex(inst.id, CHAT))).toBeGreaterThan(0);
     expect(await redis.pttl(platform.keys.readLidIndex(inst.id, LID))).toBeGreaterThan(0);
-    expect(await redis.pttl(`${platform.keys.readFilterPrefix(inst.id)}${CHAT}:1:3`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${platform.keys.readAckPrefix(inst.id)}${CHAT}:1`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${platform.keys.readLidAckPrefix(inst.id)}${LID}:0`)).toBeGreaterThan(0);
     // Documents gone (retention): skipped, the page filled from further on, and out of the sets.
     const gone = [all[1]!, all[5]!, all[20]!].map((m) => m.id.split("_")[2]!);
     await redis.del(...gone.map((id) => rm.messageKey(inst.id, id)));
@@ -520,7 +520,6 @@ describe("chats", () => {
     for (const key of [
       rm.chatKey(inst.id, chats[3]!),
       rm.chatStateKey(inst.id, chats[3]!),
-      platform.keys.readChatOrder(inst.id),
       platform.keys.readChatOrderVisible(inst.id),
     ]) {
       expect(await platform.redis.pttl(key), key).toBeGreaterThan(29 * 86_400_000);
@@ -541,7 +540,7 @@ describe("chats", () => {
     // A record gone (retention): out of the page, the page filled from further on, out of the sets.
     await platform.redis.del(rm.chatKey(inst.id, chats[5]!));
     expect(await page(0, 3)).toEqual([chats[1], chats[6], chats[4]]);
-    expect(await platform.redis.zscore(platform.keys.readChatOrder(inst.id), chats[5]!)).toBe(null);
+    expect(await platform.redis.zscore(platform.keys.readChatOrderVisible(inst.id), chats[5]!)).toBe(null);
     // A name the network shows later is written to the record: sorting by name follows it.
     const named = inbound({ chatId: chats[0]!, chatLid: null, text: "oi", timestamp: 1_767_225_800 });
     await rm.record(inst, "message", { ...named.payload, chatName: "Aaron" }, { networkId: named.networkId });

@@ -245,6 +245,8 @@ export class SessionManager implements SessionApi {
       await this.platform.leases.release(instanceId, this.opts.podId, epoch);
       return;
     }
+    // Another pod may have written the instance's chats since this process last did.
+    this.platform.readModel.forget(instanceId);
     const auth = new AuthStateStore(this.platform.redis, this.platform.keys, this.sealer, instanceId, epoch);
     const log = this.opts.log.child({ instanceId, epoch });
     const held: Held = {
@@ -528,20 +530,26 @@ export class SessionManager implements SessionApi {
         const url = mediaLinks.sign(`/v1/files/${instanceId}/${String(event.payload.id)}.${ext}`);
         event.payload.media = { ...(event.payload.media as object), url };
       }
+      // A text-like send's read-model document keeps its content whole: it is the kept message
+      // (messages.ts), one write instead of two.
+      const keep = event?.kind === "message.any" && this.platform.readModel.keeps(instance, event.payload, content);
       await Promise.all([
-        messages.save(instanceId, {
-          id: result.id,
-          chatId: shown,
-          fromMe: true,
-          timestamp: result.timestamp,
-          content,
-        }),
+        keep
+          ? null
+          : messages.save(instanceId, {
+              id: result.id,
+              chatId: shown,
+              fromMe: true,
+              timestamp: result.timestamp,
+              content,
+            }),
         event ? this.platform.events.publish(instance, event.kind, event.payload) : null,
         event
           ? this.platform.readModel.record(instance, event.kind, event.payload, {
               networkId: result.id,
               targetId: "targetId" in content ? content.targetId : null,
               content,
+              keep,
             })
           : null,
         // The network accepting the send is its `sent` ack: announced here, with the message, in
