@@ -107,7 +107,19 @@ export const chatMessageSchema = z
     vCards: z.array(z.string()),
     mediaUrl: z.string().nullable().optional(),
     media: mediaSchema.nullable(),
-    location: z.record(z.string(), z.unknown()).nullable(),
+    location: z
+      .object({
+        latitude: z.string(),
+        longitude: z.string(),
+        live: z.boolean(),
+        name: z.string().optional(),
+        description: z.string().optional(),
+        address: z.string().optional(),
+        url: z.string().optional(),
+        thumbnail: z.string().optional().meta({ description: "base64" }),
+      })
+      .nullable()
+      .meta({ description: "Spec 2.8: latitude and longitude as strings" }),
     quotedId: z.string().nullable(),
     replyTo: z
       .object({

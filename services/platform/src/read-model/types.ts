@@ -2,6 +2,18 @@
 import type { OutboundContent } from "@gw/contracts";
 import type { AckName } from "./acks.ts";
 
+/** Spec 2.8 `location`: coordinates as strings, as the network gives them. */
+export interface MessageLocation {
+  latitude: string;
+  longitude: string;
+  live: boolean;
+  name?: string;
+  description?: string;
+  address?: string;
+  url?: string;
+  thumbnail?: string;
+}
+
 /** A stored message: what the spec 2.11 payload said, in the form reads need. Absent fields are empty. */
 export interface MessageDoc {
   networkId: string;
@@ -26,7 +38,7 @@ export interface MessageDoc {
   source?: "api" | "app";
   quotedId?: string;
   vCards?: string[];
-  location?: Record<string, unknown>;
+  location?: MessageLocation;
   mentions?: string[];
   forwarded?: true;
   edited?: true;
@@ -108,7 +120,7 @@ export interface MessageView {
   vCards: string[];
   mediaUrl?: string | null;
   media: MessageMedia | null;
-  location: Record<string, unknown> | null;
+  location: MessageLocation | null;
   quotedId: string | null;
   replyTo: {
     id: string;
