@@ -1,12 +1,6 @@
-// Channels (spec 4.6) end to end on simnet: real HTTP → session pod → simnet, then what the network
-// holds (simnet's control API) and what the instances receive: create (with picture), look up by
-// id, invite code or link, follow / mute / unfollow, a follower receiving posts, the preview with
-// reactions and views, settings.ignore.channels, every validation rule, the 404s and the
-// official-kind 501s. The directory's searches: channels-directory.test.ts.
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
 
 let c: Cluster;
 // Numbers of this file: 5531973330xxx.
@@ -23,16 +17,6 @@ type Obj = Record<string, any>;
 type Api = (path: string, init?: RequestInit & { json?: unknown }) => Promise<Response>;
 let asA: Api;
 let asF: Api;
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const sim = async (method: string, path: string, json?: unknown, status = 200) =>
   expectJson<Obj>(await c.sim(method, path, json), status);

@@ -4,7 +4,7 @@
 // deletions and reads reach the contact.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
 
 let c: Cluster;
 const a = { id: "", token: "", phone: "5531955550001" };
@@ -31,16 +31,6 @@ beforeAll(async () => {
 afterAll(() => c?.close());
 
 type Msg = Record<string, any>;
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const messages = async (chat: string, query = "limit=100") =>
   expectJson<Msg[]>(await api(`/chats/${encodeURIComponent(chat)}/messages?${query}`));

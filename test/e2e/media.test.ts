@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
 import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { wav } from "../support/media.ts";
 
 let c: Cluster;
 const a = { id: "", token: "" };
@@ -14,26 +15,6 @@ let avi = Buffer.alloc(0);
 
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
   c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
-
-/** A mono 16-bit PCM WAV of a 440 Hz tone. */
-function wav(seconds: number, rate = 8000): Buffer {
-  const n = Math.round(seconds * rate);
-  const buf = Buffer.alloc(44 + n * 2);
-  buf.write("RIFF", 0);
-  buf.writeUInt32LE(36 + n * 2, 4);
-  buf.write("WAVEfmt ", 8);
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20);
-  buf.writeUInt16LE(1, 22);
-  buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28);
-  buf.writeUInt16LE(2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write("data", 36);
-  buf.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), 44 + i * 2);
-  return buf;
-}
 
 type Converted = {
   mimetype: string;

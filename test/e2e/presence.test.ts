@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
 
 let c: Cluster;
 // Numbers of this file: 5531975550xxx; the ninth-digit contact is registered without it.
@@ -21,16 +21,6 @@ type Obj = Record<string, any>;
 type Api = (path: string, init?: RequestInit & { json?: unknown }) => Promise<Response>;
 let asA: Api;
 let group = "";
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 20_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const sim = async (method: string, path: string, json?: unknown, status = 200) =>
   expectJson<Obj>(await c.sim(method, path, json), status);

@@ -5,11 +5,10 @@
 // rule, instance_not_connected and the official-kind 501s.
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { deflateSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
 
 let c: Cluster;
 // Numbers of this file: 5531974440xxx.
@@ -58,16 +57,6 @@ const JPEG = Buffer.from(
   "base64",
 );
 const PNG = png(4, 3, [0, 128, 255]);
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const sim = async (method: string, path: string, json?: unknown, status = 200) =>
   expectJson<Obj>(await c.sim(method, path, json), status);

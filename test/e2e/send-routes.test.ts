@@ -7,10 +7,10 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
+import { wav } from "../support/media.ts";
 
 let c: Cluster;
 // Numbers of this file: 5531961110xxx.
@@ -31,27 +31,6 @@ const WEBP = Buffer.concat([
   Buffer.from("WEBPVP8L"),
   Buffer.from([0x0d, 0, 0, 0, 0x2f, 0, 0, 0, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0]),
 ]);
-
-/** A mono 16-bit PCM WAV of a 440 Hz tone. */
-function wav(seconds: number, rate = 8000): Buffer {
-  const n = Math.round(seconds * rate);
-  const buf = Buffer.alloc(44 + n * 2);
-  buf.write("RIFF", 0);
-  buf.writeUInt32LE(36 + n * 2, 4);
-  buf.write("WAVE", 8);
-  buf.write("fmt ", 12);
-  buf.writeUInt32LE(16, 16);
-  buf.writeUInt16LE(1, 20); // PCM
-  buf.writeUInt16LE(1, 22); // mono
-  buf.writeUInt32LE(rate, 24);
-  buf.writeUInt32LE(rate * 2, 28);
-  buf.writeUInt16LE(2, 32);
-  buf.writeUInt16LE(16, 34);
-  buf.write("data", 36);
-  buf.writeUInt32LE(n * 2, 40);
-  for (let i = 0; i < n; i++) buf.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), 44 + i * 2);
-  return buf;
-}
 
 /** Media made once with ffmpeg: an Ogg/Opus voice note, an AVI and an MP4 video. */
 const media: Record<"ogg" | "avi" | "mp4", Buffer> = {
@@ -104,16 +83,6 @@ async function sentAs(apiId: string): Promise<Sent> {
 async function inboxOf(phone: string): Promise<Record<string, any>[]> {
   const res = await c.sim("GET", `/simnet/phones/${phone}/inbox`);
   return ((await expectJson(res)) as { messages: Record<string, any>[] }).messages;
-}
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
 }
 
 /** Sends and expects 201 with the spec 2.6 answer for this chat. */

@@ -6,10 +6,9 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
-import { expectError, expectJson } from "../support/e2e-helpers.ts";
+import { expectError, expectJson, until } from "../support/e2e-helpers.ts";
 
 let c: Cluster;
 // Numbers of this file: 5531972220xxx.
@@ -33,16 +32,6 @@ const media: Record<"wav" | "mp4" | "avi", Buffer> = {
 type Obj = Record<string, any>;
 let api: (path: string, init?: RequestInit & { json?: unknown }) => Promise<Response>;
 const post = (route: string, json: unknown) => api(`/status/${route}`, { method: "POST", json });
-
-async function until<T>(fn: () => Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const feed = async (phone: string): Promise<Obj[]> =>
   (await expectJson<{ statuses: Obj[] }>(await c.sim("GET", `/simnet/phones/${phone}/status-feed`))).statuses;

@@ -168,3 +168,21 @@ export async function spawnGatewayProcess(env: Record<string, string>): Promise<
 export function corsHeaders(res: Response): string[] {
   return [...res.headers.keys()].filter((k) => k.toLowerCase().startsWith("access-control-"));
 }
+
+/**
+ * Polls `fn` until it answers something truthy (a condition, never a sleep: these machines are
+ * noisy), or fails naming `what` after `timeoutMs`.
+ */
+export async function until<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const got = await fn();
+    if (got) return got;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
