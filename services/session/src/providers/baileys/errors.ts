@@ -1,6 +1,7 @@
 import { ApiError } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import { DisconnectReason } from "@whiskeysockets/baileys";
+import { describeDisconnectError } from "./policy.ts";
 
 /**
  * A failed messaging call (send, number check, receipts, presence) as the spec's error code.
@@ -47,6 +48,18 @@ export function mapNetworkError(err: unknown): ApiError {
     const reason = message && message !== "Unknown error" ? ` (${message.slice(0, 80)})` : "";
     return new ApiError("network_rejected", `A rede de mensagens recusou a operação${reason}.`);
   }
+  return new ApiError("network_error");
+}
+
+/**
+ * A failed pairing-code request or account query (capping, timelock) as the spec's error code:
+ * timeouts and closed connections by their status, anything else `network_error`.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const { statusCode } = describeDisconnectError(err);
+  if (statusCode === 408) return new ApiError("network_timeout");
+  if (statusCode === 428) return new ApiError("instance_not_connected");
   return new ApiError("network_error");
 }
 

@@ -2,7 +2,6 @@ import {
   ApiError,
   type ConnectionStatus,
   type ExistsResult,
-  type Instance,
   type OutboundContent,
   type PresenceState,
   type SendOptions,
@@ -20,7 +19,6 @@ import {
   normalizeMessageContent,
   proto,
   type UserFacingSocketConfig,
-  type WABrowserDescription,
   type WAMessage,
   type WAMessageKey,
   type WASocket,
@@ -30,7 +28,7 @@ import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../co
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
-import { mapNetworkError, networkCodeOf } from "./errors.ts";
+import { mapNetworkError, networkCodeOf, toApiError } from "./errors.ts";
 import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
 import {
   brazilianAlternative,
@@ -46,10 +44,13 @@ import {
   type DisconnectRecord,
   decideDisconnect,
   describeDisconnectError,
-  type PolicyTuning,
   recordDisconnect,
 } from "./policy.ts";
 import { buildPollVote } from "./poll-vote.ts";
+import { type BaileysSessionOptions, baileysLogger, browserFromSettings } from "./session-options.ts";
+import { withTimeout } from "./with-timeout.ts";
+
+export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
 
 /** proto.WebMessageInfo.Status → spec 2.9 ack status (ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5). */
 const ACK_OF_STATUS: Record<number, AckStatus> = {
@@ -61,36 +62,6 @@ const ACK_OF_STATUS: Record<number, AckStatus> = {
   5: "played",
 };
 
-export interface BaileysSessionOptions {
-  /** Protocol version to claim; default `BAILEYS_VERSION` from config, else Baileys' bundled one. */
-  version?: WAVersion;
-  /**
-   * Asked for a version again after a 405 (outdated client). Default: the same source as
-   * `version`. Wire it to a central resolver if one exists (reference §1.6); never the internet here.
-   */
-  resolveVersion?: () => WAVersion | undefined | Promise<WAVersion | undefined>;
-  /** The socket factory; Baileys' own `makeWASocket` unless a test wraps it. */
-  makeSocket?: typeof makeWASocket;
-  /** Overrides the browser tuple built from `instance.settings.client`. */
-  browser?: WABrowserDescription;
-  /** Pairing-code requests allowed per instance per window (default 5 per 10 min). */
-  pairingCodeLimit?: { max: number; windowMs: number };
-  /** How long `requestPairingCode` waits for the socket to be ready (first QR); default 30 s. */
-  pairingReadyTimeoutMs?: number;
-  /** Bound on `sock.logout()` before the auth state is wiped anyway; default 10 s. */
-  logoutTimeoutMs?: number;
-  /** Reconnect policy tuning (tests shorten the delays). */
-  policy?: Partial<PolicyTuning>;
-  /**
-   * The stored message for a key (quotes, reactions to bare ids, and Baileys' `getMessage` for
-   * retries). Keys built from a bare id carry only `remoteJid` and `id`. Default: the instance's
-   * kept raw messages (`ctx.rawMessages`: sent and received, 7 days); tests may replace it.
-   */
-  loadMessage?: (key: WAMessageKey) => Promise<WAMessage | undefined>;
-  /** How long `checkExists` waits for the LID of a number that exists; default 5 s (then `lid: null`). */
-  lidLookupTimeoutMs?: number;
-}
-
 /** How long a message waits for its group's subject (`chatName`) when the group is new to us. */
 const GROUP_NAME_TIMEOUT_MS = 5_000;
 
@@ -98,31 +69,6 @@ const PASSKEY_MESSAGE =
   "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
 const PAIRING_METHOD_MESSAGE =
   "Envio do código por SMS ou ligação não é suportado em instâncias padrão. Omita o campo method: o código é exibido na resposta para ser digitado no WhatsApp (Aparelhos conectados > Conectar com número de telefone).";
-
-/** `[deviceName, browserName, version]`: the phone lists the device as "deviceName", pairing shows "browserName (deviceName)". */
-export function browserFromSettings(instance: Instance): WABrowserDescription {
-  const client = instance.settings?.client;
-  const device = client?.deviceName?.trim() || "Messaging Gateway";
-  let browser = client?.browserName?.trim() || "Chrome";
-  // Baileys switches to its experimental Android client profile when the name says "android".
-  if (browser.toLowerCase().includes("android")) browser = "Chrome";
-  return [device, browser, "1.0.0"];
-}
-
-/** Pino's level, but never chattier than `warn` (reference §1.1). */
-function baileysLogger(ctx: ProviderContext): BaileysLogger {
-  const parent = ctx.log;
-  const level = parent.levelVal > 40 ? parent.level : "warn";
-  return parent.child({ provider: "baileys", instanceId: ctx.instance.id }, { level });
-}
-
-function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  const { statusCode } = describeDisconnectError(err);
-  if (statusCode === 408) return new ApiError("network_timeout");
-  if (statusCode === 428) return new ApiError("instance_not_connected");
-  return new ApiError("network_error");
-}
 
 interface QrWaiter {
   resolve: () => void;
@@ -1068,14 +1014,6 @@ class BaileysSession implements ProviderSession {
     this.qrWaiters = [];
     for (const w of waiters) w.reject(err);
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** The JID of a chat id, or 422 `chatId`. */
