@@ -21,7 +21,7 @@ export interface BaileysArea {
   readonly ctx: ProviderContext;
   /** The open socket, else `instance_not_connected`. */
   socket(): WASocket;
-  /** A call on the open socket, its errors as the spec's (see session.ts `call`). */
+  /** A call on the open socket, its errors as the spec's (see socket-calls.ts `run`). */
   call<T>(op: string, fn: (sock: WASocket) => Promise<T>): Promise<T>;
   /**
    * `listen` runs for each socket the session creates, right after the session's own handlers;

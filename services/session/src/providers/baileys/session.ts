@@ -28,7 +28,7 @@ import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../co
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
-import { mapNetworkError, networkCodeOf, toApiError } from "./errors.ts";
+import { networkCodeOf, toApiError } from "./errors.ts";
 import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
 import {
   brazilianAlternative,
@@ -48,6 +48,7 @@ import {
 } from "./policy.ts";
 import { buildPollVote } from "./poll-vote.ts";
 import { type BaileysSessionOptions, baileysLogger, browserFromSettings } from "./session-options.ts";
+import { SocketCalls } from "./socket-calls.ts";
 import { withTimeout } from "./with-timeout.ts";
 
 export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
@@ -118,8 +119,8 @@ class BaileysSession implements ProviderSession {
   private pairingAttempts: number[] = [];
   private saveChain: Promise<void> = Promise.resolve();
   private saveQueued = false;
-  /** Aborts of messaging calls in flight on the current socket. */
-  private readonly pendingCalls = new Set<(err: ApiError) => void>();
+  /** Messaging calls in flight on the current socket (the session's and the areas'). */
+  private readonly calls: SocketCalls;
   /** The feature areas' hooks on every socket (areas.ts). */
   private readonly socketListeners: ((sock: WASocket, current: () => boolean) => void)[] = [];
   readonly ops: SessionOpHandlers;
@@ -131,10 +132,11 @@ class BaileysSession implements ProviderSession {
     this.log = baileysLogger(ctx);
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
+    this.calls = new SocketCalls({ log: this.log, onStaleLease: (err) => this.onStaleLease(err) });
     this.ops = baileysOps({
       ctx,
       socket: () => this.openSocket(),
-      call: (op, fn) => this.call(op, () => fn(this.openSocket())),
+      call: (op, fn) => this.calls.run(op, () => fn(this.openSocket())),
       onSocket: (listen) => this.socketListeners.push(listen),
     });
   }
@@ -182,7 +184,7 @@ class BaileysSession implements ProviderSession {
       this.generation++;
       this.sock = null;
       this.opened = false;
-      this.abortCalls();
+      this.calls.abortAll();
       try {
         await withTimeout(sock.logout(), this.opts.logoutTimeoutMs ?? 10_000);
       } catch (err) {
@@ -287,7 +289,7 @@ class BaileysSession implements ProviderSession {
   async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
     const sock = this.openSocket();
     if (content.type === "poll_vote") return this.vote(sock, chatId, content.pollId, content.votes, options);
-    return this.call("send", async () => {
+    return this.calls.run("send", async () => {
       const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
       // Before Baileys echoes it back as an `append` upsert (emitOwnEvents, on a later tick):
@@ -327,7 +329,7 @@ class BaileysSession implements ProviderSession {
       });
     }
     const message = buildPollVote(poll, votes, { id: sock.user?.id, lid: sock.user?.lid });
-    return this.call("send", async () => {
+    return this.calls.run("send", async () => {
       const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
       const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
       this.seen.set(`m:1:${id}`, true);
@@ -341,7 +343,7 @@ class BaileysSession implements ProviderSession {
    */
   async picture(chatId: string): Promise<Picture | null> {
     const sock = this.openSocket();
-    const url = await this.call("picture", async () => {
+    const url = await this.calls.run("picture", async () => {
       try {
         return await sock.profilePictureUrl(chatJid(chatId), "image");
       } catch (err) {
@@ -367,7 +369,7 @@ class BaileysSession implements ProviderSession {
         phone: "informe o número no formato internacional, só dígitos",
       });
     }
-    return this.call("checkExists", async () => {
+    return this.calls.run("checkExists", async () => {
       let jid = await registeredJid(sock, digits);
       const alternative = brazilianAlternative(digits);
       if (!jid && alternative) jid = await registeredJid(sock, alternative);
@@ -399,7 +401,7 @@ class BaileysSession implements ProviderSession {
       keys.push({ remoteJid: jid, id: value.trim(), fromMe: false });
     }
     if (keys.length === 0) return;
-    await this.call("markRead", async () => {
+    await this.calls.run("markRead", async () => {
       // readMessages asks for the privacy settings first (once per socket); unanswered, Baileys
       // fails with a TypeError on the missing response node: a timeout, not a bug of ours.
       await sock.readMessages(keys).catch((err: unknown) => {
@@ -423,33 +425,7 @@ class BaileysSession implements ProviderSession {
       if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
       jid = chatJid(chatId);
     }
-    await this.call("presence", () => sock.sendPresenceUpdate(state, jid));
-  }
-
-  /**
-   * Runs one messaging call on the open socket, with its errors mapped. When that socket closes
-   * (or is retired) first, the call answers `instance_not_connected` at once: Baileys' `end()`
-   * removes its listeners, so a pending query would otherwise wait out the query timeout.
-   */
-  private async call<T>(op: string, fn: () => Promise<T>): Promise<T> {
-    let abort: (err: ApiError) => void = () => {};
-    const aborted = new Promise<never>((_, reject) => {
-      abort = reject;
-    });
-    this.pendingCalls.add(abort);
-    try {
-      return await Promise.race([fn(), aborted]);
-    } catch (err) {
-      throw this.messagingError(op, err);
-    } finally {
-      this.pendingCalls.delete(abort);
-    }
-  }
-
-  private abortCalls(): void {
-    const pending = [...this.pendingCalls];
-    this.pendingCalls.clear();
-    for (const abort of pending) abort(new ApiError("instance_not_connected"));
+    await this.calls.run("presence", () => sock.sendPresenceUpdate(state, jid));
   }
 
   private outboundContext(sock: WASocket): OutboundContext {
@@ -472,7 +448,7 @@ class BaileysSession implements ProviderSession {
       content?.documentMessage ??
       content?.stickerMessage;
     if (!msg || !node) return null;
-    return this.call("downloadMedia", async () => {
+    return this.calls.run("downloadMedia", async () => {
       const data = await downloadMediaMessage(
         msg,
         "buffer",
@@ -702,13 +678,6 @@ class BaileysSession implements ProviderSession {
     }
   }
 
-  private messagingError(op: string, err: unknown): ApiError {
-    if (err instanceof StaleLeaseError) this.onStaleLease(err);
-    const mapped = mapNetworkError(err);
-    if (!(err instanceof ApiError)) this.log.warn({ err, op, code: mapped.code }, "messaging call failed");
-    return mapped;
-  }
-
   // ── internals ────────────────────────────────────────────────────────────
 
   private openSocket(): WASocket {
@@ -805,7 +774,7 @@ class BaileysSession implements ProviderSession {
       this.generation++;
       this.sock = null;
       this.opened = false;
-      this.abortCalls();
+      this.calls.abortAll();
     }
     if (!sock) return;
     try {
@@ -846,7 +815,7 @@ class BaileysSession implements ProviderSession {
     this.sock = null;
     this.opened = false;
     this.qr = null;
-    this.abortCalls();
+    this.calls.abortAll();
     if (!this.active) return;
     if (error instanceof StaleLeaseError) {
       this.onStaleLease(error);
