@@ -29,6 +29,7 @@ import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { networkCodeOf, toApiError } from "./errors.ts";
+import { GroupCache } from "./group-cache.ts";
 import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
 import {
   brazilianAlternative,
@@ -88,16 +89,15 @@ class BaileysSession implements ProviderSession {
   private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
   private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
   private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
-  /** Participant JIDs per group for `mentions: ["all"]`; dropped when the group changes. */
-  private readonly groupParticipantsCache = new BoundedCache(200, 5 * 60_000);
   /**
    * Messages already reported (or our own API sends, reported by the manager), by
    * `m:{fromMe}:{id}`, and edits by `e:{targetId}:{seconds}`: offline replays, placeholder
    * resends and the derived `messages.reaction` / `messages.update` events are dropped here.
    */
   private readonly seen = new BoundedCache(10_000, 6 * 60 * 60_000);
-  /** Group subjects (`chatName`), refreshed by `groups.update`; failed lookups wait a while before the next. */
-  private readonly groupSubjects = new BoundedCache(500, 30 * 60_000);
+  /** Participants and subjects of groups (sends' `mentions: ["all"]`, received messages' `chatName`). */
+  private readonly groups = new GroupCache();
+  /** Groups whose subject lookup failed: they wait a while before the next. */
   private readonly groupSubjectMisses = new BoundedCache(500, 2 * 60_000);
   /** Contact names by user JID (PN and LID): address-book name, else profile name (contacts events, push names). */
   private readonly contactNames = new BoundedCache(5_000, 24 * 60 * 60_000);
@@ -432,7 +432,7 @@ class BaileysSession implements ProviderSession {
     return {
       me: sock.authState.creds.me,
       loadMessage: (key) => this.loadMessage(key),
-      groupParticipants: (jid) => this.groupParticipants(sock, jid),
+      groupParticipants: (jid) => this.groups.participants(sock, jid),
     };
   }
 
@@ -464,16 +464,6 @@ class BaileysSession implements ProviderSession {
     if (!key.id) return undefined;
     const raw = await this.ctx.rawMessages.load(key.id);
     return raw ? parseStoredMessage(raw) : undefined;
-  }
-
-  private async groupParticipants(sock: WASocket, jid: string): Promise<string[]> {
-    const cached = this.groupParticipantsCache.get<string[]>(jid);
-    if (cached) return cached;
-    const metadata = await sock.groupMetadata(jid);
-    const ids = metadata.participants.map((p) => p.id);
-    this.groupParticipantsCache.set(jid, ids);
-    if (metadata.subject) this.groupSubjects.set(jid, metadata.subject);
-    return ids;
   }
 
   /** The LID of a registered number: local mapping store, else one USync LID query; null on failure. */
@@ -651,15 +641,15 @@ class BaileysSession implements ProviderSession {
       }
       return null;
     }
-    const cached = this.groupSubjects.get<string>(chat.jid);
+    const cached = this.groups.subject(chat.jid);
     if (cached) return cached;
     if (this.groupSubjectMisses.get(chat.jid) || sock !== this.sock || !this.opened) return null;
     try {
-      await withTimeout(this.groupParticipants(sock, chat.jid), GROUP_NAME_TIMEOUT_MS);
+      await withTimeout(this.groups.participants(sock, chat.jid), GROUP_NAME_TIMEOUT_MS);
     } catch (err) {
       this.log.debug({ err }, "group subject lookup failed");
     }
-    const subject = this.groupSubjects.get<string>(chat.jid);
+    const subject = this.groups.subject(chat.jid);
     if (!subject) this.groupSubjectMisses.set(chat.jid, true);
     return subject ?? null;
   }
@@ -752,14 +742,7 @@ class BaileysSession implements ProviderSession {
     sock.ev.on("messages.reaction", (reactions) => this.enqueueInbound(() => this.onReactions(sock, reactions)));
     sock.ev.on("contacts.upsert", (contacts) => this.rememberContacts(contacts));
     sock.ev.on("contacts.update", (contacts) => this.rememberContacts(contacts));
-    sock.ev.on("group-participants.update", ({ id }) => this.groupParticipantsCache.del(id));
-    sock.ev.on("groups.update", (updates) => {
-      for (const u of updates) {
-        if (!u.id) continue;
-        this.groupParticipantsCache.del(u.id);
-        if (u.subject) this.groupSubjects.set(u.id, u.subject);
-      }
-    });
+    this.groups.listen(sock);
     sock.ev.on("creds.update", () => {
       if (gen !== this.generation) return;
       void this.saveCreds();
