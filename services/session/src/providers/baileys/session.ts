@@ -10,27 +10,25 @@ import {
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
-  type BaileysEventMap,
   type ConnectionState,
   downloadMediaMessage,
   isJidGroup,
-  jidNormalizedUser,
   makeWASocket,
   normalizeMessageContent,
-  proto,
   type UserFacingSocketConfig,
   type WAMessage,
   type WAMessageKey,
   type WASocket,
   type WAVersion,
 } from "@whiskeysockets/baileys";
-import type { AckStatus, Picture, ProviderContext, ProviderSession } from "../contract.ts";
+import type { Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { networkCodeOf, toApiError } from "./errors.ts";
 import { GroupCache } from "./group-cache.ts";
-import { type InboundLookups, parseStoredMessage, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
+import { parseStoredMessage, storedForm } from "./inbound.ts";
+import { InboundEvents } from "./inbound-events.ts";
 import {
   brazilianAlternative,
   isBareMessageId,
@@ -54,19 +52,6 @@ import { withTimeout } from "./with-timeout.ts";
 
 export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
 
-/** proto.WebMessageInfo.Status → spec 2.9 ack status (ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5). */
-const ACK_OF_STATUS: Record<number, AckStatus> = {
-  0: "failed",
-  1: "pending",
-  2: "sent",
-  3: "delivered",
-  4: "read",
-  5: "played",
-};
-
-/** How long a message waits for its group's subject (`chatName`) when the group is new to us. */
-const GROUP_NAME_TIMEOUT_MS = 5_000;
-
 const PASSKEY_MESSAGE =
   "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
 const PAIRING_METHOD_MESSAGE =
@@ -89,20 +74,10 @@ class BaileysSession implements ProviderSession {
   private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
   private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
   private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
-  /**
-   * Messages already reported (or our own API sends, reported by the manager), by
-   * `m:{fromMe}:{id}`, and edits by `e:{targetId}:{seconds}`: offline replays, placeholder
-   * resends and the derived `messages.reaction` / `messages.update` events are dropped here.
-   */
-  private readonly seen = new BoundedCache(10_000, 6 * 60 * 60_000);
   /** Participants and subjects of groups (sends' `mentions: ["all"]`, received messages' `chatName`). */
   private readonly groups = new GroupCache();
-  /** Groups whose subject lookup failed: they wait a while before the next. */
-  private readonly groupSubjectMisses = new BoundedCache(500, 2 * 60_000);
-  /** Contact names by user JID (PN and LID): address-book name, else profile name (contacts events, push names). */
-  private readonly contactNames = new BoundedCache(5_000, 24 * 60 * 60_000);
-  /** Inbound messages and acks, one at a time in arrival order. */
-  private inboundChain: Promise<void> = Promise.resolve();
+  /** Received messages, acks and contact names from the socket's events. */
+  private readonly inbound: InboundEvents;
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -133,6 +108,13 @@ class BaileysSession implements ProviderSession {
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
     this.calls = new SocketCalls({ log: this.log, onStaleLease: (err) => this.onStaleLease(err) });
+    this.inbound = new InboundEvents({
+      ctx,
+      log: this.log,
+      groups: this.groups,
+      loadMessage: (key) => this.loadMessage(key),
+      isOpen: (sock) => sock === this.sock && this.opened,
+    });
     this.ops = baileysOps({
       ctx,
       socket: () => this.openSocket(),
@@ -294,7 +276,7 @@ class BaileysSession implements ProviderSession {
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
       // Before Baileys echoes it back as an `append` upsert (emitOwnEvents, on a later tick):
       // the manager announces API sends itself.
-      if (sent?.key.id) this.seen.set(`m:1:${sent.key.id}`, true);
+      if (sent?.key.id) this.inbound.markOwnSend(sent.key.id);
       const id = sent?.key.id;
       if (!sent || !id) throw new ApiError("network_error");
       const result = {
@@ -332,7 +314,7 @@ class BaileysSession implements ProviderSession {
     return this.calls.run("send", async () => {
       const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
       const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
-      this.seen.set(`m:1:${id}`, true);
+      this.inbound.markOwnSend(id);
       return result; // `sent` is announced by the manager, as for every send
     });
   }
@@ -480,194 +462,6 @@ class BaileysSession implements ProviderSession {
     }
   }
 
-  // ── inbound ──────────────────────────────────────────────────────────────
-
-  private enqueueInbound(job: () => Promise<void>): void {
-    this.inboundChain = this.inboundChain.then(job).catch((err) => this.log.error({ err }, "inbound handler failed"));
-  }
-
-  private inboundLookups(sock: WASocket): InboundLookups {
-    return {
-      me: sock.authState.creds.me,
-      pnForLid: (lid) => this.pnForLid(sock, lid),
-      loadMessage: (id) => this.loadMessage({ id }),
-      chatName: (chat) => this.chatName(sock, chat),
-      onUndecrypted: (reason, key) =>
-        this.log.debug({ reason, id: key.id }, "poll vote / event response not decrypted"),
-    };
-  }
-
-  /**
-   * One message: mapped, kept in its own form (quotes, forwards and poll decryption find it by
-   * id) and reported once. `upsert` / `append`: from `messages.upsert` of that type; `derived`: rebuilt from `messages.reaction` / `messages.update` (same
-   * key as the upsert it came from, not kept); `derived-edit`: an edit rebuilt from
-   * `messages.update`, whose key is the edited message's, so only the edit marker dedupes it.
-   */
-  private async onInboundMessage(
-    sock: WASocket,
-    msg: WAMessage,
-    mode: "upsert" | "append" | "derived" | "derived-edit" = "upsert",
-  ): Promise<void> {
-    const key = msg.key;
-    if (!key?.id) return;
-    const idKey = mode === "derived-edit" ? null : `m:${key.fromMe ? 1 : 0}:${key.id}`;
-    const editKey = editMarker(msg);
-    // Our own API sends echoed back (emitOwnEvents, as `append`) are still PENDING; `send` marks them too.
-    const ownSend = mode === "append" && key.fromMe && msg.status === proto.WebMessageInfo.Status.PENDING;
-    if ((idKey && this.seen.get(idKey)) || (editKey && this.seen.get(editKey)) || ownSend) {
-      if (idKey) this.seen.set(idKey, true);
-      if (editKey) this.seen.set(editKey, true);
-      return;
-    }
-    let message: Awaited<ReturnType<typeof toInboundMessage>>;
-    try {
-      message = await toInboundMessage(msg, this.inboundLookups(sock));
-    } catch (err) {
-      this.log.warn({ err, id: key.id }, "could not map a received message");
-      return;
-    }
-    // Not marked when skipped: a decryption stub is followed by the content under the same key.
-    if (!message) return;
-    if (idKey) this.seen.set(idKey, true);
-    if (editKey) this.seen.set(editKey, true);
-    if (mode === "upsert" || mode === "append") {
-      await this.ctx.rawMessages
-        .save(key.id, storedForm(msg))
-        .catch((err) => this.log.warn({ err }, "keeping the received message failed"));
-    }
-    this.ctx.emit({ type: "message", message });
-  }
-
-  /**
-   * `messages.update`: acks of our messages; edits and revocations, which Baileys derives from a
-   * protocol message it upserted first (reported from there, so these only fill gaps). Calendar
-   * event answers (`eventResponses`) likewise come from an upserted `encEventResponseMessage`,
-   * which the mapping decrypts itself; they are not taken from here.
-   */
-  private async onMessageUpdates(sock: WASocket, updates: BaileysEventMap["messages.update"]): Promise<void> {
-    for (const { key, update } of updates) {
-      if (typeof update.status === "number") await this.onAck(sock, key, update);
-      const edited = update.message?.editedMessage?.message;
-      if (update.message === null && update.messageStubType === proto.WebMessageInfo.StubType.REVOKE && update.key) {
-        await this.onInboundMessage(
-          sock,
-          {
-            key: update.key,
-            message: { protocolMessage: { type: proto.Message.ProtocolMessage.Type.REVOKE, key: { ...key } } },
-            messageTimestamp: update.messageTimestamp ?? null,
-          },
-          "derived",
-        );
-      } else if (edited && key.id) {
-        await this.onInboundMessage(
-          sock,
-          {
-            key,
-            message: {
-              protocolMessage: {
-                type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
-                key: { ...key },
-                editedMessage: edited,
-              },
-            },
-            messageTimestamp: update.messageTimestamp ?? null,
-          },
-          "derived-edit",
-        );
-      }
-    }
-  }
-
-  /** `messages.reaction`: reported from the reaction's own upsert already; this fills gaps. */
-  private async onReactions(sock: WASocket, reactions: BaileysEventMap["messages.reaction"]): Promise<void> {
-    for (const { key, reaction } of reactions) {
-      if (!reaction.key?.id) continue;
-      const ms = secondsOf(reaction.senderTimestampMs);
-      await this.onInboundMessage(
-        sock,
-        {
-          key: reaction.key,
-          message: {
-            reactionMessage: { key, text: reaction.text ?? "", senderTimestampMs: reaction.senderTimestampMs },
-          },
-          messageTimestamp: ms ? Math.floor(ms / 1000) : null,
-        },
-        "derived",
-      );
-    }
-  }
-
-  /** A status change of one of our messages (spec 2.9). "sent" is announced by the manager with every send. */
-  private async onAck(sock: WASocket, key: WAMessageKey, update: Partial<WAMessage>): Promise<void> {
-    const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
-    if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") return;
-    this.ctx.emit({
-      type: "ack",
-      id: key.id,
-      // 1:1 receipts may name the chat by its LID although we sent to the number (reference §4).
-      chatId: await this.ackChatId(sock, key.remoteJid),
-      status,
-      timestamp: secondsOf(update.messageTimestamp) ?? Math.floor(Date.now() / 1000),
-      ...(status === "failed" ? { error: (update.messageStubParameters ?? []).join(": ") || "failed" } : {}),
-    });
-  }
-
-  private async ackChatId(sock: WASocket, jid: string): Promise<string> {
-    if (!jid.endsWith("@lid")) return toChatId(jid);
-    const pn = await this.pnForLid(sock, jid);
-    return toChatId(pn ?? jid);
-  }
-
-  /** The number behind a LID from Baileys' local store (`getPNForLID` answers with a device suffix). */
-  private async pnForLid(sock: WASocket, lid: string): Promise<string | null> {
-    try {
-      const pn = await sock.signalRepository.lidMapping.getPNForLID(lid);
-      return pn ? jidNormalizedUser(pn) : null;
-    } catch (err) {
-      this.log.debug({ err }, "LID → number lookup failed");
-      return null;
-    }
-  }
-
-  /** Spec 1 rule 7: a group's subject, a contact's address-book name or profile name. */
-  private async chatName(
-    sock: WASocket,
-    chat: { jid: string; pn: string | null; lid: string | null; isGroup: boolean },
-  ): Promise<string | null> {
-    if (!chat.isGroup) {
-      for (const jid of [chat.pn, chat.lid]) {
-        const known = jid ? this.contactNames.get<{ name?: string; notify?: string }>(jid) : undefined;
-        if (known?.name || known?.notify) return known.name || known.notify || null;
-      }
-      return null;
-    }
-    const cached = this.groups.subject(chat.jid);
-    if (cached) return cached;
-    if (this.groupSubjectMisses.get(chat.jid) || sock !== this.sock || !this.opened) return null;
-    try {
-      await withTimeout(this.groups.participants(sock, chat.jid), GROUP_NAME_TIMEOUT_MS);
-    } catch (err) {
-      this.log.debug({ err }, "group subject lookup failed");
-    }
-    const subject = this.groups.subject(chat.jid);
-    if (!subject) this.groupSubjectMisses.set(chat.jid, true);
-    return subject ?? null;
-  }
-
-  private rememberContacts(contacts: BaileysEventMap["contacts.update"]): void {
-    for (const c of contacts) {
-      const name = c.name || undefined;
-      const notify = c.notify || c.verifiedName || undefined;
-      if (!name && !notify) continue;
-      for (const jid of [c.id, c.lid, c.phoneNumber]) {
-        if (!jid || !/@(s\.whatsapp\.net|lid)$/.test(jidNormalizedUser(jid))) continue;
-        const k = jidNormalizedUser(jid);
-        const prev = this.contactNames.get<{ name?: string; notify?: string }>(k) ?? {};
-        this.contactNames.set(k, { name: name ?? prev.name, notify: notify ?? prev.notify });
-      }
-    }
-  }
-
   // ── internals ────────────────────────────────────────────────────────────
 
   private openSocket(): WASocket {
@@ -730,18 +524,7 @@ class BaileysSession implements ProviderSession {
       if (gen !== this.generation) return;
       this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
     });
-    // Received messages (and our copies from the phone): live ones are `notify`, those queued
-    // while we were away arrive as `append` (reference §8.9); both are reported, once each.
-    // Messages keep flowing from a socket being retired: the network considers them delivered.
-    sock.ev.on("messages.upsert", ({ messages, type }) => {
-      this.enqueueInbound(async () => {
-        for (const msg of messages) await this.onInboundMessage(sock, msg, type === "append" ? "append" : "upsert");
-      });
-    });
-    sock.ev.on("messages.update", (updates) => this.enqueueInbound(() => this.onMessageUpdates(sock, updates)));
-    sock.ev.on("messages.reaction", (reactions) => this.enqueueInbound(() => this.onReactions(sock, reactions)));
-    sock.ev.on("contacts.upsert", (contacts) => this.rememberContacts(contacts));
-    sock.ev.on("contacts.update", (contacts) => this.rememberContacts(contacts));
+    this.inbound.listen(sock);
     this.groups.listen(sock);
     sock.ev.on("creds.update", () => {
       if (gen !== this.generation) return;
@@ -987,14 +770,6 @@ async function registeredJid(sock: WASocket, digits: string): Promise<string | u
   const results = await sock.onWhatsApp(digits);
   if (!results) throw new ApiError("network_timeout", "A rede de mensagens não respondeu à consulta do número.");
   return results.find((r) => r.exists && r.jid)?.jid;
-}
-
-/** `e:{targetId}:{seconds}` for a message that edits another (as Baileys times the edit it derives); else null. */
-function editMarker(msg: WAMessage): string | null {
-  const p = normalizeMessageContent(msg.message)?.protocolMessage;
-  if (p?.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !p.key?.id) return null;
-  const at = p.timestampMs ? Math.floor(Number(String(p.timestampMs)) / 1000) : secondsOf(msg.messageTimestamp);
-  return `e:${p.key.id}:${at ?? ""}`;
 }
 
 /** `messageTimestamp` (number or protobuf Long, seconds) as a number; now when absent. */
