@@ -11,10 +11,7 @@ import {
 import { StaleLeaseError } from "@gw/platform";
 import {
   type ConnectionState,
-  downloadMediaMessage,
-  isJidGroup,
   makeWASocket,
-  normalizeMessageContent,
   type UserFacingSocketConfig,
   type WAMessage,
   type WAMessageKey,
@@ -25,19 +22,11 @@ import type { Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
-import { networkCodeOf, toApiError } from "./errors.ts";
+import { toApiError } from "./errors.ts";
 import { GroupCache } from "./group-cache.ts";
-import { parseStoredMessage, storedForm } from "./inbound.ts";
+import { parseStoredMessage } from "./inbound.ts";
 import { InboundEvents } from "./inbound-events.ts";
-import {
-  brazilianAlternative,
-  isBareMessageId,
-  type OutboundContext,
-  parseMessageId,
-  toBaileysContent,
-  toChatId,
-  toJid,
-} from "./outbound.ts";
+import { BaileysMessaging } from "./messaging.ts";
 import {
   type DisconnectAction,
   type DisconnectRecord,
@@ -45,7 +34,6 @@ import {
   describeDisconnectError,
   recordDisconnect,
 } from "./policy.ts";
-import { buildPollVote } from "./poll-vote.ts";
 import { type BaileysSessionOptions, baileysLogger, browserFromSettings } from "./session-options.ts";
 import { SocketCalls } from "./socket-calls.ts";
 import { withTimeout } from "./with-timeout.ts";
@@ -78,6 +66,8 @@ class BaileysSession implements ProviderSession {
   private readonly groups = new GroupCache();
   /** Received messages, acks and contact names from the socket's events. */
   private readonly inbound: InboundEvents;
+  /** Sends, receipts, presence, number checks, pictures and media downloads. */
+  private readonly messaging: BaileysMessaging;
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -114,6 +104,16 @@ class BaileysSession implements ProviderSession {
       groups: this.groups,
       loadMessage: (key) => this.loadMessage(key),
       isOpen: (sock) => sock === this.sock && this.opened,
+    });
+    this.messaging = new BaileysMessaging({
+      ctx,
+      log: this.log,
+      groups: this.groups,
+      lidLookupTimeoutMs: opts.lidLookupTimeoutMs,
+      openSocket: () => this.openSocket(),
+      call: (op, fn) => this.calls.run(op, fn),
+      loadMessage: (key) => this.loadMessage(key),
+      markOwnSend: (id) => this.inbound.markOwnSend(id),
     });
     this.ops = baileysOps({
       ctx,
@@ -266,179 +266,30 @@ class BaileysSession implements ProviderSession {
     }
   }
 
-  // ── messaging ────────────────────────────────────────────────────────────
+  // ── messaging (messaging.ts) ─────────────────────────────────────────────
 
-  async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
-    const sock = this.openSocket();
-    if (content.type === "poll_vote") return this.vote(sock, chatId, content.pollId, content.votes, options);
-    return this.calls.run("send", async () => {
-      const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
-      const sent = await sock.sendMessage(out.jid, out.content, out.options);
-      // Before Baileys echoes it back as an `append` upsert (emitOwnEvents, on a later tick):
-      // the manager announces API sends itself.
-      if (sent?.key.id) this.inbound.markOwnSend(sent.key.id);
-      const id = sent?.key.id;
-      if (!sent || !id) throw new ApiError("network_error");
-      const result = {
-        id,
-        chatId: toChatId(sent.key.remoteJid || out.jid),
-        timestamp: unixSecondsOf(sent.messageTimestamp),
-      };
-      // Kept for Baileys' retries (getMessage), quotes and reactions by bare id.
-      await this.ctx.rawMessages
-        .save(id, storedForm(sent))
-        .catch((err) => this.log.warn({ err }, "keeping the sent message failed"));
-      // Baileys never reports the server's ack of a send (reference §5): the manager announces
-      // `sent` with every send it makes.
-      return result;
-    });
+  send(chatId: string, content: OutboundContent, options?: SendOptions): Promise<SendResult> {
+    return this.messaging.send(chatId, content, options);
   }
 
-  /** A poll vote: encrypted with the stored poll's secret and relayed as is (rc14 builds none). */
-  private async vote(
-    sock: WASocket,
-    chatId: string,
-    pollId: string,
-    votes: string[],
-    options: SendOptions,
-  ): Promise<SendResult> {
-    const jid = toJid(chatId);
-    if (!jid) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "chatId inválido" });
-    const poll = await this.loadMessage({ remoteJid: jid, id: parseMessageId(pollId)?.id ?? pollId });
-    if (!poll) {
-      throw new ApiError("validation_error", "Campos inválidos.", {
-        pollMessageId: "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)",
-      });
-    }
-    const message = buildPollVote(poll, votes, { id: sock.user?.id, lid: sock.user?.lid });
-    return this.calls.run("send", async () => {
-      const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
-      const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
-      this.inbound.markOwnSend(id);
-      return result; // `sent` is announced by the manager, as for every send
-    });
+  picture(chatId: string): Promise<Picture | null> {
+    return this.messaging.picture(chatId);
   }
 
-  /**
-   * The network answers a temporary CDN URL for the picture (or an error when none is visible to
-   * us: privacy, no picture); we fetch its bytes so that our own signed link can serve them.
-   */
-  async picture(chatId: string): Promise<Picture | null> {
-    const sock = this.openSocket();
-    const url = await this.calls.run("picture", async () => {
-      try {
-        return await sock.profilePictureUrl(chatJid(chatId), "image");
-      } catch (err) {
-        // No picture, or privacy: the server's `<error code>` (see networkCodeOf).
-        const code = networkCodeOf(err);
-        if (code === 404 || code === 401 || code === 403) return undefined;
-        throw err;
-      }
-    });
-    if (!url) return null;
-    const res = await fetch(url, { signal: AbortSignal.timeout(15_000) }).catch(() => null);
-    if (!res?.ok) return null;
-    const data = Buffer.from(await res.arrayBuffer()).toString("base64");
-    return { data, mimetype: res.headers.get("content-type")?.split(";")[0] || "image/jpeg" };
+  checkExists(phone: string): Promise<ExistsResult> {
+    return this.messaging.checkExists(phone);
   }
 
-  async checkExists(phone: string): Promise<ExistsResult> {
-    const sock = this.openSocket();
-    const raw = phone.trim();
-    const digits = (raw.split("@")[0] ?? "").replace(/\D/g, "");
-    if (/@lid$/.test(raw) || !/^\d{8,15}$/.test(digits)) {
-      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
-        phone: "informe o número no formato internacional, só dígitos",
-      });
-    }
-    return this.calls.run("checkExists", async () => {
-      let jid = await registeredJid(sock, digits);
-      const alternative = brazilianAlternative(digits);
-      if (!jid && alternative) jid = await registeredJid(sock, alternative);
-      if (!jid) return { exists: false, chatId: null, lid: null };
-      return { exists: true, chatId: toChatId(jid), lid: await this.lidFor(sock, jid) };
-    });
+  markRead(chatId: string, messageIds: string[]): Promise<void> {
+    return this.messaging.markRead(chatId, messageIds);
   }
 
-  async markRead(chatId: string, messageIds: string[]): Promise<void> {
-    const sock = this.openSocket();
-    const jid = chatJid(chatId);
-    const keys: WAMessageKey[] = [];
-    for (const value of messageIds) {
-      const parsed = parseMessageId(value);
-      if (parsed) {
-        // Our own messages get no read receipt (Baileys drops them too).
-        if (!parsed.fromMe) keys.push(parsed);
-        continue;
-      }
-      if (!isBareMessageId(value)) {
-        throw new ApiError("validation_error", "Id de mensagem inválido.", { messageIds: "id de mensagem inválido" });
-      }
-      if (isJidGroup(jid)) {
-        // A group receipt names the sender; a bare id does not say who it was.
-        throw new ApiError("validation_error", "Em grupos, use o id completo da mensagem (com o participante).", {
-          messageIds: "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
-        });
-      }
-      keys.push({ remoteJid: jid, id: value.trim(), fromMe: false });
-    }
-    if (keys.length === 0) return;
-    await this.calls.run("markRead", async () => {
-      // readMessages asks for the privacy settings first (once per socket); unanswered, Baileys
-      // fails with a TypeError on the missing response node: a timeout, not a bug of ours.
-      await sock.readMessages(keys).catch((err: unknown) => {
-        throw err instanceof TypeError ? new ApiError("network_timeout") : err;
-      });
-    });
+  presence(state: PresenceState, chatId?: string): Promise<void> {
+    return this.messaging.presence(state, chatId);
   }
 
-  async presence(state: PresenceState, chatId?: string): Promise<void> {
-    const sock = this.openSocket();
-    let jid: string | undefined;
-    if (state === "available" || state === "unavailable") {
-      // Baileys silently skips a global presence when the account has no push name.
-      if (!sock.authState.creds.me?.name) {
-        throw new ApiError(
-          "bad_request",
-          "A conta não tem nome de perfil: defina um nome no WhatsApp para enviar presença online/offline.",
-        );
-      }
-    } else {
-      if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
-      jid = chatJid(chatId);
-    }
-    await this.calls.run("presence", () => sock.sendPresenceUpdate(state, jid));
-  }
-
-  private outboundContext(sock: WASocket): OutboundContext {
-    return {
-      me: sock.authState.creds.me,
-      loadMessage: (key) => this.loadMessage(key),
-      groupParticipants: (jid) => this.groups.participants(sock, jid),
-    };
-  }
-
-  async downloadMedia(networkId: string): Promise<Picture | null> {
-    const sock = this.openSocket();
-    const msg = await this.loadMessage({ id: networkId });
-    const content = msg ? normalizeMessageContent(msg.message) : undefined;
-    const node =
-      content?.imageMessage ??
-      content?.videoMessage ??
-      content?.ptvMessage ??
-      content?.audioMessage ??
-      content?.documentMessage ??
-      content?.stickerMessage;
-    if (!msg || !node) return null;
-    return this.calls.run("downloadMedia", async () => {
-      const data = await downloadMediaMessage(
-        msg,
-        "buffer",
-        {},
-        { reuploadRequest: sock.updateMediaMessage, logger: sock.logger },
-      );
-      return { data: data.toString("base64"), mimetype: node.mimetype || "application/octet-stream" };
-    });
+  downloadMedia(networkId: string): Promise<Picture | null> {
+    return this.messaging.downloadMedia(networkId);
   }
 
   private async loadMessage(key: WAMessageKey): Promise<WAMessage | undefined> {
@@ -446,20 +297,6 @@ class BaileysSession implements ProviderSession {
     if (!key.id) return undefined;
     const raw = await this.ctx.rawMessages.load(key.id);
     return raw ? parseStoredMessage(raw) : undefined;
-  }
-
-  /** The LID of a registered number: local mapping store, else one USync LID query; null on failure. */
-  private async lidFor(sock: WASocket, pnJid: string): Promise<string | null> {
-    try {
-      const lid = await withTimeout(
-        sock.signalRepository.lidMapping.getLIDForPN(pnJid),
-        this.opts.lidLookupTimeoutMs ?? 5_000,
-      );
-      return lid ? toChatId(lid) : null;
-    } catch (err) {
-      this.log.debug({ err }, "LID lookup failed");
-      return null;
-    }
   }
 
   // ── internals ────────────────────────────────────────────────────────────
@@ -749,34 +586,6 @@ class BaileysSession implements ProviderSession {
     this.qrWaiters = [];
     for (const w of waiters) w.reject(err);
   }
-}
-
-/** The JID of a chat id, or 422 `chatId`. */
-function chatJid(chatId: string): string {
-  const jid = toJid(chatId);
-  if (!jid) {
-    throw new ApiError("validation_error", "chatId inválido.", {
-      chatId: "use <número>@c.us, um @lid, um @g.us ou um @newsletter",
-    });
-  }
-  return jid;
-}
-
-/**
- * The JID the network registered for a number. `onWhatsApp` lists only numbers that exist (an
- * empty list: none), and answers undefined when the query got no answer in time.
- */
-async function registeredJid(sock: WASocket, digits: string): Promise<string | undefined> {
-  const results = await sock.onWhatsApp(digits);
-  if (!results) throw new ApiError("network_timeout", "A rede de mensagens não respondeu à consulta do número.");
-  return results.find((r) => r.exists && r.jid)?.jid;
-}
-
-/** `messageTimestamp` (number or protobuf Long, seconds) as a number; now when absent. */
-function unixSecondsOf(ts: WAMessage["messageTimestamp"]): number {
-  if (typeof ts === "number") return ts;
-  if (ts) return Number(ts.toString());
-  return Math.floor(Date.now() / 1000);
 }
 
 export function createBaileysSession(ctx: ProviderContext, opts: BaileysSessionOptions = {}): ProviderSession {
