@@ -34,6 +34,7 @@ import {
   describeDisconnectError,
   recordDisconnect,
 } from "./policy.ts";
+import { QrWaiters } from "./qr-waiters.ts";
 import { type BaileysSessionOptions, baileysLogger, browserFromSettings } from "./session-options.ts";
 import { SocketCalls } from "./socket-calls.ts";
 import { withTimeout } from "./with-timeout.ts";
@@ -44,12 +45,6 @@ const PASSKEY_MESSAGE =
   "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
 const PAIRING_METHOD_MESSAGE =
   "Envio do código por SMS ou ligação não é suportado em instâncias padrão. Omita o campo method: o código é exibido na resposta para ser digitado no WhatsApp (Aparelhos conectados > Conectar com número de telefone).";
-
-interface QrWaiter {
-  resolve: () => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
-}
 
 class BaileysSession implements ProviderSession {
   readonly provider = "baileys" as const;
@@ -80,7 +75,8 @@ class BaileysSession implements ProviderSession {
   private lastAccountKey = "";
   private history: DisconnectRecord[] = [];
   private reconnectTimer: NodeJS.Timeout | null = null;
-  private qrWaiters: QrWaiter[] = [];
+  /** Pairing-code requests waiting for the first QR. */
+  private readonly qrWaiters = new QrWaiters();
   private pairingAttempts: number[] = [];
   private saveChain: Promise<void> = Promise.resolve();
   private saveQueued = false;
@@ -147,7 +143,7 @@ class BaileysSession implements ProviderSession {
   async stop(): Promise<void> {
     this.active = false;
     this.clearReconnect();
-    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
     await this.retireSocket();
     await this.flushCreds();
     this.auth = null;
@@ -160,7 +156,7 @@ class BaileysSession implements ProviderSession {
     const wasOpen = this.opened;
     this.active = false;
     this.clearReconnect();
-    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
     if (sock && wasOpen) {
       // Retire first: the 401 "Intentional Logout" close that follows is ours, not the network's.
       this.generation++;
@@ -392,7 +388,7 @@ class BaileysSession implements ProviderSession {
       this.qr = u.qr;
       this.ctx.emit({ type: "qr", value: u.qr });
       this.setStatus("SCAN_QR_CODE");
-      this.resolveQrWaiters();
+      this.qrWaiters.resolveAll();
     }
     if (u.isNewLogin) {
       // pair-success: the QR is spent; the server restarts the stream (515) next.
@@ -404,7 +400,7 @@ class BaileysSession implements ProviderSession {
     } else if (u.connection === "open") {
       this.opened = true;
       this.qr = null;
-      this.rejectQrWaiters(new ApiError("bad_request", "Este número já está pareado."));
+      this.qrWaiters.rejectAll(new ApiError("bad_request", "Este número já está pareado."));
       this.setStatus("WORKING");
       this.emitAccount(sock);
     } else if (u.connection === "close") {
@@ -491,7 +487,7 @@ class BaileysSession implements ProviderSession {
   private halt(): void {
     this.active = false;
     this.clearReconnect();
-    this.rejectQrWaiters(new ApiError("instance_not_connected"));
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
   }
 
   private onStaleLease(err: StaleLeaseError): void {
@@ -556,35 +552,7 @@ class BaileysSession implements ProviderSession {
 
   private waitForQr(timeoutMs: number): Promise<void> {
     if (this.qr && this.sock) return Promise.resolve();
-    return new Promise<void>((resolve, reject) => {
-      const waiter: QrWaiter = {
-        resolve: () => {
-          clearTimeout(waiter.timer);
-          resolve();
-        },
-        reject: (err) => {
-          clearTimeout(waiter.timer);
-          reject(err);
-        },
-        timer: setTimeout(() => {
-          this.qrWaiters = this.qrWaiters.filter((w) => w !== waiter);
-          reject(new ApiError("network_timeout", "A conexão não ficou pronta para parear a tempo. Tente novamente."));
-        }, timeoutMs),
-      };
-      this.qrWaiters.push(waiter);
-    });
-  }
-
-  private resolveQrWaiters(): void {
-    const waiters = this.qrWaiters;
-    this.qrWaiters = [];
-    for (const w of waiters) w.resolve();
-  }
-
-  private rejectQrWaiters(err: Error): void {
-    const waiters = this.qrWaiters;
-    this.qrWaiters = [];
-    for (const w of waiters) w.reject(err);
+    return this.qrWaiters.wait(timeoutMs);
   }
 }
 

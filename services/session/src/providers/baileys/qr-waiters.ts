@@ -1,0 +1,45 @@
+import { ApiError } from "@gw/contracts";
+
+interface QrWaiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** Pairing-code requests waiting for the socket to be ready to ask for a code (its first QR). */
+export class QrWaiters {
+  private waiters: QrWaiter[] = [];
+
+  /** Settles on the next `resolveAll` / `rejectAll`, or rejects `network_timeout` after `timeoutMs`. */
+  wait(timeoutMs: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const waiter: QrWaiter = {
+        resolve: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        reject: (err) => {
+          clearTimeout(waiter.timer);
+          reject(err);
+        },
+        timer: setTimeout(() => {
+          this.waiters = this.waiters.filter((w) => w !== waiter);
+          reject(new ApiError("network_timeout", "A conexão não ficou pronta para parear a tempo. Tente novamente."));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  resolveAll(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.resolve();
+  }
+
+  rejectAll(err: Error): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w.reject(err);
+  }
+}
