@@ -22,6 +22,7 @@ import type { Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, isPaired, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
+import { CredsWriter } from "./creds-writer.ts";
 import { toApiError } from "./errors.ts";
 import { GroupCache } from "./group-cache.ts";
 import { parseStoredMessage } from "./inbound.ts";
@@ -78,8 +79,8 @@ class BaileysSession implements ProviderSession {
   /** Pairing-code requests waiting for the first QR. */
   private readonly qrWaiters = new QrWaiters();
   private pairingAttempts: number[] = [];
-  private saveChain: Promise<void> = Promise.resolve();
-  private saveQueued = false;
+  /** Creds writes, one at a time. */
+  private readonly creds: CredsWriter;
   /** Messaging calls in flight on the current socket (the session's and the areas'). */
   private readonly calls: SocketCalls;
   /** The feature areas' hooks on every socket (areas.ts). */
@@ -93,6 +94,7 @@ class BaileysSession implements ProviderSession {
     this.log = baileysLogger(ctx);
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
+    this.creds = new CredsWriter({ log: this.log, currentAuth: () => this.auth });
     this.calls = new SocketCalls({ log: this.log, onStaleLease: (err) => this.onStaleLease(err) });
     this.inbound = new InboundEvents({
       ctx,
@@ -145,7 +147,7 @@ class BaileysSession implements ProviderSession {
     this.clearReconnect();
     this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
     await this.retireSocket();
-    await this.flushCreds();
+    await this.creds.flush();
     this.auth = null;
     this.qr = null;
     this.status = null;
@@ -171,7 +173,7 @@ class BaileysSession implements ProviderSession {
     }
     await this.retireSocket(sock ?? undefined);
     // Let queued creds writes land before the wipe, so none lands after it.
-    await this.saveChain;
+    await this.creds.settled();
     const auth = this.auth;
     this.auth = null;
     this.qr = null;
@@ -361,7 +363,7 @@ class BaileysSession implements ProviderSession {
     this.groups.listen(sock);
     sock.ev.on("creds.update", () => {
       if (gen !== this.generation) return;
-      void this.saveCreds();
+      void this.creds.save();
       if (this.opened) this.emitAccount(sock);
     });
     for (const listen of this.socketListeners) listen(sock, () => gen === this.generation);
@@ -438,7 +440,7 @@ class BaileysSession implements ProviderSession {
     switch (action.kind) {
       case "reconnect-now":
         // The pairing just written by pair-success must be in Redis before the restart.
-        await this.flushCreds();
+        await this.creds.flush();
         this.scheduleConnect(0);
         return;
       case "backoff":
@@ -453,7 +455,7 @@ class BaileysSession implements ProviderSession {
       case "logged-out":
         this.halt();
         this.auth = null;
-        await this.saveChain;
+        await this.creds.settled();
         try {
           await this.ctx.auth.clear();
         } catch (err) {
@@ -468,7 +470,7 @@ class BaileysSession implements ProviderSession {
         return;
       case "failed":
         this.halt();
-        await this.flushCreds();
+        await this.creds.flush();
         this.setStatus("FAILED", action.reason);
         return;
     }
@@ -526,28 +528,6 @@ class BaileysSession implements ProviderSession {
     if (key === this.lastAccountKey || !account.phone) return;
     this.lastAccountKey = key;
     this.ctx.emit({ type: "account", account });
-  }
-
-  // Creds: one write at a time, bursts coalesced; each write stores the whole creds object.
-  // Only paired creds are stored, so "has creds" in Redis keeps meaning "was paired".
-  private saveCreds(): Promise<void> {
-    const auth = this.auth;
-    if (!auth) return this.saveChain;
-    if (this.saveQueued) return this.saveChain;
-    this.saveQueued = true;
-    const write = async () => {
-      this.saveQueued = false;
-      if (this.auth !== auth || !isPaired(auth.state.creds)) return;
-      await auth.saveCreds();
-    };
-    this.saveChain = this.saveChain.then(write).catch((err) => {
-      if (!(err instanceof StaleLeaseError)) this.log.error({ err }, "could not save creds");
-    });
-    return this.saveChain;
-  }
-
-  private flushCreds(): Promise<void> {
-    return this.saveCreds();
   }
 
   private waitForQr(timeoutMs: number): Promise<void> {
