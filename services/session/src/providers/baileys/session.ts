@@ -28,6 +28,7 @@ import { GroupCache } from "./group-cache.ts";
 import { parseStoredMessage } from "./inbound.ts";
 import { InboundEvents } from "./inbound-events.ts";
 import { BaileysMessaging } from "./messaging.ts";
+import { PASSKEY_MESSAGE, PairingCodes } from "./pairing.ts";
 import {
   type DisconnectAction,
   type DisconnectRecord,
@@ -41,11 +42,6 @@ import { SocketCalls } from "./socket-calls.ts";
 import { withTimeout } from "./with-timeout.ts";
 
 export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
-
-const PASSKEY_MESSAGE =
-  "Pareamento por passkey não é suportado em instâncias padrão. Use o QR code ou o código de pareamento.";
-const PAIRING_METHOD_MESSAGE =
-  "Envio do código por SMS ou ligação não é suportado em instâncias padrão. Omita o campo method: o código é exibido na resposta para ser digitado no WhatsApp (Aparelhos conectados > Conectar com número de telefone).";
 
 class BaileysSession implements ProviderSession {
   readonly provider = "baileys" as const;
@@ -64,6 +60,8 @@ class BaileysSession implements ProviderSession {
   private readonly inbound: InboundEvents;
   /** Sends, receipts, presence, number checks, pictures and media downloads. */
   private readonly messaging: BaileysMessaging;
+  /** Pairing-code requests. */
+  private readonly pairing: PairingCodes;
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -78,7 +76,6 @@ class BaileysSession implements ProviderSession {
   private reconnectTimer: NodeJS.Timeout | null = null;
   /** Pairing-code requests waiting for the first QR. */
   private readonly qrWaiters = new QrWaiters();
-  private pairingAttempts: number[] = [];
   /** Creds writes, one at a time. */
   private readonly creds: CredsWriter;
   /** Messaging calls in flight on the current socket (the session's and the areas'). */
@@ -112,6 +109,14 @@ class BaileysSession implements ProviderSession {
       call: (op, fn) => this.calls.run(op, fn),
       loadMessage: (key) => this.loadMessage(key),
       markOwnSend: (id) => this.inbound.markOwnSend(id),
+    });
+    this.pairing = new PairingCodes({
+      log: this.log,
+      opts,
+      isActive: () => this.active,
+      currentAuth: () => this.auth,
+      currentSocket: () => this.sock,
+      waitForQr: (timeoutMs) => this.waitForQr(timeoutMs),
     });
     this.ops = baileysOps({
       ctx,
@@ -186,40 +191,10 @@ class BaileysSession implements ProviderSession {
     return this.qr;
   }
 
-  // ── pairing ──────────────────────────────────────────────────────────────
+  // ── pairing (pairing.ts) ─────────────────────────────────────────────────
 
-  async requestPairingCode(phone: string, method?: "sms" | "voice"): Promise<string> {
-    if (method === "sms" || method === "voice") throw new ApiError("not_supported", PAIRING_METHOD_MESSAGE);
-    const digits = phone.replace(/\D/g, "");
-    if (!/^\d{8,15}$/.test(digits)) {
-      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
-        phoneNumber: "informe o número no formato internacional, só dígitos",
-      });
-    }
-    if (this.auth && isPaired(this.auth.state.creds)) {
-      throw new ApiError("bad_request", "Este número já está pareado. Faça logout para parear outro.");
-    }
-    if (!this.active) {
-      throw new ApiError("instance_not_connected", "Inicie a instância e aguarde o QR code para pedir o código.");
-    }
-    const limit = this.opts.pairingCodeLimit ?? { max: 5, windowMs: 10 * 60_000 };
-    const now = Date.now();
-    this.pairingAttempts = this.pairingAttempts.filter((t) => now - t < limit.windowMs);
-    if (this.pairingAttempts.length >= limit.max) {
-      const retryAfter = Math.max(1, Math.ceil((this.pairingAttempts[0]! + limit.windowMs - now) / 1000));
-      throw new ApiError("too_many_attempts", undefined, undefined, retryAfter);
-    }
-    // The request goes out on the socket: it must be up (official example: after the first QR).
-    await this.waitForQr(this.opts.pairingReadyTimeoutMs ?? 30_000);
-    const sock = this.sock;
-    if (!sock || !this.auth || isPaired(this.auth.state.creds)) throw new ApiError("instance_not_connected");
-    this.pairingAttempts.push(Date.now());
-    try {
-      return await sock.requestPairingCode(digits);
-    } catch (err) {
-      this.log.warn({ err }, "pairing code request failed");
-      throw toApiError(err);
-    }
+  requestPairingCode(phone: string, method?: "sms" | "voice"): Promise<string> {
+    return this.pairing.request(phone, method);
   }
 
   async passkeyChallenge(): Promise<never> {
