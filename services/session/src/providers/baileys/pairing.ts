@@ -11,9 +11,7 @@ const PAIRING_METHOD_MESSAGE =
   "Envio do código por SMS ou ligação não é suportado em instâncias padrão. Omita o campo method: o código é exibido na resposta para ser digitado no WhatsApp (Aparelhos conectados > Conectar com número de telefone).";
 
 /** What a pairing-code request needs from the connection. */
-export interface PairingDeps {
-  readonly log: BaileysLogger;
-  readonly opts: Pick<BaileysSessionOptions, "pairingCodeLimit" | "pairingReadyTimeoutMs">;
+export interface PairingConnection {
   /** Whether the session is started (it wants a connection). */
   isActive(): boolean;
   /** The auth state in use; null when stopped. */
@@ -28,7 +26,11 @@ export interface PairingDeps {
 export class PairingCodes {
   private attempts: number[] = [];
 
-  constructor(private readonly deps: PairingDeps) {}
+  constructor(
+    private readonly log: BaileysLogger,
+    private readonly opts: Pick<BaileysSessionOptions, "pairingCodeLimit" | "pairingReadyTimeoutMs">,
+    private readonly connection: PairingConnection,
+  ) {}
 
   async request(phone: string, method?: "sms" | "voice"): Promise<string> {
     if (method === "sms" || method === "voice") throw new ApiError("not_supported", PAIRING_METHOD_MESSAGE);
@@ -38,14 +40,14 @@ export class PairingCodes {
         phoneNumber: "informe o número no formato internacional, só dígitos",
       });
     }
-    const current = this.deps.currentAuth();
+    const current = this.connection.currentAuth();
     if (current && isPaired(current.state.creds)) {
       throw new ApiError("bad_request", "Este número já está pareado. Faça logout para parear outro.");
     }
-    if (!this.deps.isActive()) {
+    if (!this.connection.isActive()) {
       throw new ApiError("instance_not_connected", "Inicie a instância e aguarde o QR code para pedir o código.");
     }
-    const limit = this.deps.opts.pairingCodeLimit ?? { max: 5, windowMs: 10 * 60_000 };
+    const limit = this.opts.pairingCodeLimit ?? { max: 5, windowMs: 10 * 60_000 };
     const now = Date.now();
     this.attempts = this.attempts.filter((t) => now - t < limit.windowMs);
     if (this.attempts.length >= limit.max) {
@@ -53,15 +55,15 @@ export class PairingCodes {
       throw new ApiError("too_many_attempts", undefined, undefined, retryAfter);
     }
     // The request goes out on the socket: it must be up (official example: after the first QR).
-    await this.deps.waitForQr(this.deps.opts.pairingReadyTimeoutMs ?? 30_000);
-    const sock = this.deps.currentSocket();
-    const auth = this.deps.currentAuth();
+    await this.connection.waitForQr(this.opts.pairingReadyTimeoutMs ?? 30_000);
+    const sock = this.connection.currentSocket();
+    const auth = this.connection.currentAuth();
     if (!sock || !auth || isPaired(auth.state.creds)) throw new ApiError("instance_not_connected");
     this.attempts.push(Date.now());
     try {
       return await sock.requestPairingCode(digits);
     } catch (err) {
-      this.deps.log.warn({ err }, "pairing code request failed");
+      this.log.warn({ err }, "pairing code request failed");
       throw toApiError(err);
     }
   }

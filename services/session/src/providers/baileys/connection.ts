@@ -1,0 +1,403 @@
+import { ApiError, type ConnectionStatus } from "@gw/contracts";
+import { StaleLeaseError } from "@gw/platform";
+import {
+  type ConnectionState,
+  makeWASocket,
+  type UserFacingSocketConfig,
+  type WAMessage,
+  type WAMessageKey,
+  type WASocket,
+  type WAVersion,
+} from "@whiskeysockets/baileys";
+import type { ProviderContext } from "../contract.ts";
+import { accountFromMe, isPaired } from "./account.ts";
+import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
+import { CredsWriter } from "./creds-writer.ts";
+import type { PairingConnection } from "./pairing.ts";
+import {
+  type DisconnectAction,
+  type DisconnectRecord,
+  decideDisconnect,
+  describeDisconnectError,
+  recordDisconnect,
+} from "./policy.ts";
+import { QrWaiters } from "./qr-waiters.ts";
+import { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
+import { withTimeout } from "./with-timeout.ts";
+
+/** What the connection needs from the rest of the session. */
+export interface ConnectionHooks {
+  /** The stored message for a key (Baileys' `getMessage`, for retries). */
+  loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
+  /** The current socket closed or was retired: messaging calls in flight answer `instance_not_connected`. */
+  abortCalls(): void;
+  /** The session's own handlers on a new socket (received messages, contacts, groups). */
+  listen(sock: WASocket): void;
+}
+
+/**
+ * One instance's connection to the network: the socket (never two), its lifecycle and the
+ * disconnect policy's actions (policy.ts), reconnect timers, the QR / status / account events,
+ * and the creds it writes.
+ */
+export class BaileysConnection implements PairingConnection {
+  private readonly makeSocket: typeof makeWASocket;
+  private version: WAVersion | undefined;
+  /** Outside the socket so retry counts survive reconnects (reference §1.1). */
+  private readonly msgRetryCounterCache = new BoundedCache(5_000, 60 * 60_000);
+  private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
+  private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
+  private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
+
+  private active = false;
+  private auth: RedisAuthState | null = null;
+  private sock: WASocket | null = null;
+  /** Bumped whenever the current socket is retired: events of older sockets are ignored. */
+  private generation = 0;
+  private opened = false;
+  private qr: string | null = null;
+  private status: ConnectionStatus | null = null;
+  private lastAccountKey = "";
+  private history: DisconnectRecord[] = [];
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  /** Pairing-code requests waiting for the first QR. */
+  private readonly qrWaiters = new QrWaiters();
+  /** Creds writes, one at a time. */
+  private readonly creds: CredsWriter;
+  /** The feature areas' hooks on every socket (areas.ts). */
+  private readonly socketListeners: ((sock: WASocket, current: () => boolean) => void)[] = [];
+
+  constructor(
+    private readonly ctx: ProviderContext,
+    private readonly opts: BaileysSessionOptions,
+    private readonly log: BaileysLogger,
+    private readonly hooks: ConnectionHooks,
+  ) {
+    this.makeSocket = opts.makeSocket ?? makeWASocket;
+    this.version = opts.version;
+    this.creds = new CredsWriter({ log, currentAuth: () => this.auth });
+  }
+
+  async start(): Promise<void> {
+    if (this.active) return;
+    this.active = true;
+    this.history = [];
+    try {
+      const auth = await useRedisAuthState(this.ctx.auth, {
+        logger: this.log,
+        onStaleLease: (err) => this.onStaleLease(err),
+      });
+      if (!this.active) return;
+      this.auth = auth;
+      await this.connect();
+    } catch (err) {
+      this.active = false;
+      this.auth = null;
+      throw err;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.active = false;
+    this.clearReconnect();
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
+    await this.retireSocket();
+    await this.creds.flush();
+    this.auth = null;
+    this.qr = null;
+    this.status = null;
+  }
+
+  async logout(): Promise<void> {
+    const sock = this.sock;
+    const wasOpen = this.opened;
+    this.active = false;
+    this.clearReconnect();
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
+    if (sock && wasOpen) {
+      // Retire first: the 401 "Intentional Logout" close that follows is ours, not the network's.
+      this.generation++;
+      this.sock = null;
+      this.opened = false;
+      this.hooks.abortCalls();
+      try {
+        await withTimeout(sock.logout(), this.opts.logoutTimeoutMs ?? 10_000);
+      } catch (err) {
+        this.log.warn({ err }, "remove-companion-device failed; wiping the auth state anyway");
+      }
+    }
+    await this.retireSocket(sock ?? undefined);
+    // Let queued creds writes land before the wipe, so none lands after it.
+    await this.creds.settled();
+    const auth = this.auth;
+    this.auth = null;
+    this.qr = null;
+    this.status = null;
+    if (auth) await auth.clear();
+    else await this.ctx.auth.clear();
+  }
+
+  currentQr(): string | null {
+    return this.qr;
+  }
+
+  /** `listen` runs for each socket made from now on, after the session's own handlers (areas.ts). */
+  onSocket(listen: (sock: WASocket, current: () => boolean) => void): void {
+    this.socketListeners.push(listen);
+  }
+
+  /** The open socket, else `instance_not_connected`. */
+  openSocket(): WASocket {
+    if (!this.sock || !this.opened) throw new ApiError("instance_not_connected");
+    return this.sock;
+  }
+
+  /** Whether `sock` is the current socket and open. */
+  isOpen(sock: WASocket): boolean {
+    return sock === this.sock && this.opened;
+  }
+
+  isActive(): boolean {
+    return this.active;
+  }
+
+  currentAuth(): RedisAuthState | null {
+    return this.auth;
+  }
+
+  currentSocket(): WASocket | null {
+    return this.sock;
+  }
+
+  /** Resolves once the current socket shows a QR (pairing.ts). */
+  waitForQr(timeoutMs: number): Promise<void> {
+    if (this.qr && this.sock) return Promise.resolve();
+    return this.qrWaiters.wait(timeoutMs);
+  }
+
+  private socketConfig(auth: RedisAuthState): UserFacingSocketConfig {
+    return {
+      auth: auth.state,
+      logger: this.log,
+      browser: this.opts.browser ?? browserFromSettings(this.ctx.instance),
+      ...(this.version ? { version: this.version } : {}),
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      // Sent and received messages are kept (ctx.rawMessages); a miss is the honest answer (reference §1.1).
+      getMessage: async (key) => {
+        try {
+          return (await this.hooks.loadMessage(key))?.message ?? undefined;
+        } catch (err) {
+          this.log.warn({ err }, "getMessage lookup failed");
+          return undefined;
+        }
+      },
+      // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
+      transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },
+      msgRetryCounterCache: this.msgRetryCounterCache,
+      userDevicesCache: this.userDevicesCache,
+      callOfferCache: this.callOfferCache,
+      placeholderResendCache: this.placeholderResendCache,
+    };
+  }
+
+  /** Ends the current socket (if any) and builds the next one. Never two sockets. */
+  private async connect(): Promise<void> {
+    // Loop: a concurrent connect may have built a socket while this one waited for an end().
+    // Socket creation below is synchronous, so once no socket is left, this one is the only one.
+    while (this.sock) await this.retireSocket();
+    const auth = this.auth;
+    if (!this.active || !auth) return;
+    const creds = auth.state.creds;
+    if (!isPaired(creds) && creds.me) {
+      // Left over by a pairing-code request that never completed: with `me` set Baileys would
+      // try to log in instead of registering, and get refused.
+      creds.me = undefined;
+      creds.pairingCode = undefined;
+    }
+    const gen = ++this.generation;
+    let sock: WASocket;
+    try {
+      sock = this.makeSocket(this.socketConfig(auth));
+    } catch (err) {
+      this.log.error({ err }, "could not create the socket");
+      await this.onClose(gen, err);
+      return;
+    }
+    this.sock = sock;
+    this.opened = false;
+    sock.ev.on("connection.update", (update) => {
+      if (gen !== this.generation) return;
+      this.onConnectionUpdate(gen, sock, update).catch((err) => this.log.error({ err }, "connection.update handler"));
+    });
+    this.hooks.listen(sock);
+    sock.ev.on("creds.update", () => {
+      if (gen !== this.generation) return;
+      void this.creds.save();
+      if (this.opened) this.emitAccount(sock);
+    });
+    for (const listen of this.socketListeners) listen(sock, () => gen === this.generation);
+  }
+
+  /** Ends a socket we no longer want; its close event is ignored. */
+  private async retireSocket(sock: WASocket | undefined = this.sock ?? undefined): Promise<void> {
+    if (sock === this.sock) {
+      this.generation++;
+      this.sock = null;
+      this.opened = false;
+      this.hooks.abortCalls();
+    }
+    if (!sock) return;
+    try {
+      await sock.end(undefined);
+    } catch (err) {
+      this.log.warn({ err }, "error while ending the socket");
+    }
+  }
+
+  private async onConnectionUpdate(gen: number, sock: WASocket, u: Partial<ConnectionState>): Promise<void> {
+    if (u.qr) {
+      this.qr = u.qr;
+      this.ctx.emit({ type: "qr", value: u.qr });
+      this.setStatus("SCAN_QR_CODE");
+      this.qrWaiters.resolveAll();
+    }
+    if (u.isNewLogin) {
+      // pair-success: the QR is spent; the server restarts the stream (515) next.
+      this.qr = null;
+      this.emitAccount(sock);
+    }
+    if (u.connection === "connecting") {
+      this.setStatus("STARTING");
+    } else if (u.connection === "open") {
+      this.opened = true;
+      this.qr = null;
+      this.qrWaiters.rejectAll(new ApiError("bad_request", "Este número já está pareado."));
+      this.setStatus("WORKING");
+      this.emitAccount(sock);
+    } else if (u.connection === "close") {
+      await this.onClose(gen, u.lastDisconnect?.error);
+    }
+  }
+
+  private async onClose(gen: number, error: unknown): Promise<void> {
+    if (gen !== this.generation) return;
+    this.generation++;
+    this.sock = null;
+    this.opened = false;
+    this.qr = null;
+    this.hooks.abortCalls();
+    if (!this.active) return;
+    if (error instanceof StaleLeaseError) {
+      this.onStaleLease(error);
+      return;
+    }
+    const auth = this.auth;
+    const described = describeDisconnectError(error);
+    const { statusCode, message } = described;
+    const registered = auth ? isPaired(auth.state.creds) : false;
+    const now = Date.now();
+    const action = decideDisconnect({ ...described, registered }, this.history, {
+      now,
+      tuning: this.opts.policy,
+    });
+    this.history = recordDisconnect(this.history, { at: now, statusCode });
+    this.log.warn({ statusCode, message, action }, "connection closed");
+    await this.apply(action);
+  }
+
+  private async apply(action: DisconnectAction): Promise<void> {
+    switch (action.kind) {
+      case "reconnect-now":
+        // The pairing just written by pair-success must be in Redis before the restart.
+        await this.creds.flush();
+        this.scheduleConnect(0);
+        return;
+      case "backoff":
+        if (action.refreshVersion) await this.refreshVersion();
+        this.setStatus("STARTING", action.reason);
+        this.scheduleConnect(action.delayMs);
+        return;
+      case "replaced-backoff":
+        this.setStatus("STARTING", action.reason);
+        this.scheduleConnect(action.delayMs);
+        return;
+      case "logged-out":
+        this.halt();
+        this.auth = null;
+        await this.creds.settled();
+        try {
+          await this.ctx.auth.clear();
+        } catch (err) {
+          if (err instanceof StaleLeaseError) return this.onStaleLease(err);
+          this.log.error({ err }, "could not wipe the auth state after logout");
+        }
+        this.ctx.emit({ type: "logged-out", reason: action.reason });
+        return;
+      case "qr-expired":
+        this.halt();
+        this.setStatus("STOPPED", action.reason);
+        return;
+      case "failed":
+        this.halt();
+        await this.creds.flush();
+        this.setStatus("FAILED", action.reason);
+        return;
+    }
+  }
+
+  private async refreshVersion(): Promise<void> {
+    try {
+      const v = this.opts.resolveVersion ? await this.opts.resolveVersion() : this.opts.version;
+      this.version = v;
+    } catch (err) {
+      this.log.warn({ err }, "could not refresh the protocol version; keeping the current one");
+    }
+  }
+
+  /** The network ended the session: nothing reconnects. */
+  private halt(): void {
+    this.active = false;
+    this.clearReconnect();
+    this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
+  }
+
+  /** The lease is gone: stop at once, nothing reconnects. */
+  onStaleLease(err: StaleLeaseError): void {
+    if (!this.active && !this.sock) return;
+    this.log.warn({ err: err.message }, "lease lost: stopping the connection");
+    this.halt();
+    this.auth = null;
+    void this.retireSocket();
+  }
+
+  private scheduleConnect(delayMs: number): void {
+    this.clearReconnect();
+    if (!this.active) return;
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = null;
+      this.connect().catch((err) => this.log.error({ err }, "reconnect failed"));
+    }, delayMs);
+  }
+
+  private clearReconnect(): void {
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = null;
+  }
+
+  private setStatus(status: ConnectionStatus, reason?: string): void {
+    if (this.status === status) return;
+    this.status = status;
+    this.ctx.emit(reason ? { type: "status", status, reason } : { type: "status", status });
+  }
+
+  // Not `sock.user`: Baileys builds the socket by spreading each layer, which evaluates that
+  // getter once at creation; `authState.creds` is the live object creds.update merges into.
+  private emitAccount(sock: WASocket): void {
+    const account = accountFromMe(sock.authState.creds.me);
+    const key = `${account.phone}|${account.lid}|${account.pushName}`;
+    if (key === this.lastAccountKey || !account.phone) return;
+    this.lastAccountKey = key;
+    this.ctx.emit({ type: "account", account });
+  }
+}
