@@ -3,7 +3,6 @@ import { StaleLeaseError } from "@gw/platform";
 import {
   type ConnectionState,
   makeWASocket,
-  type UserFacingSocketConfig,
   type WAMessage,
   type WAMessageKey,
   type WASocket,
@@ -11,7 +10,7 @@ import {
 } from "@whiskeysockets/baileys";
 import type { ProviderContext } from "../contract.ts";
 import { accountFromMe, isPaired } from "./account.ts";
-import { type BaileysLogger, BoundedCache, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
+import { type BaileysLogger, type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
 import { CredsWriter } from "./creds-writer.ts";
 import type { PairingConnection } from "./pairing.ts";
 import {
@@ -22,7 +21,8 @@ import {
   recordDisconnect,
 } from "./policy.ts";
 import { QrWaiters } from "./qr-waiters.ts";
-import { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
+import type { BaileysSessionOptions } from "./session-options.ts";
+import { SocketConfigs } from "./socket-config.ts";
 import { withTimeout } from "./with-timeout.ts";
 
 /** What the connection needs from the rest of the session. */
@@ -43,11 +43,8 @@ export interface ConnectionHooks {
 export class BaileysConnection implements PairingConnection {
   private readonly makeSocket: typeof makeWASocket;
   private version: WAVersion | undefined;
-  /** Outside the socket so retry counts survive reconnects (reference §1.1). */
-  private readonly msgRetryCounterCache = new BoundedCache(5_000, 60 * 60_000);
-  private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
-  private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
-  private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
+  /** Each socket's config, and Baileys' caches that outlive a socket. */
+  private readonly socketConfigs: SocketConfigs;
 
   private active = false;
   private auth: RedisAuthState | null = null;
@@ -76,6 +73,7 @@ export class BaileysConnection implements PairingConnection {
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
     this.creds = new CredsWriter({ log, currentAuth: () => this.auth });
+    this.socketConfigs = new SocketConfigs(ctx, opts, log, (key) => hooks.loadMessage(key));
   }
 
   async start(): Promise<void> {
@@ -175,32 +173,6 @@ export class BaileysConnection implements PairingConnection {
     return this.qrWaiters.wait(timeoutMs);
   }
 
-  private socketConfig(auth: RedisAuthState): UserFacingSocketConfig {
-    return {
-      auth: auth.state,
-      logger: this.log,
-      browser: this.opts.browser ?? browserFromSettings(this.ctx.instance),
-      ...(this.version ? { version: this.version } : {}),
-      markOnlineOnConnect: false,
-      syncFullHistory: false,
-      // Sent and received messages are kept (ctx.rawMessages); a miss is the honest answer (reference §1.1).
-      getMessage: async (key) => {
-        try {
-          return (await this.hooks.loadMessage(key))?.message ?? undefined;
-        } catch (err) {
-          this.log.warn({ err }, "getMessage lookup failed");
-          return undefined;
-        }
-      },
-      // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
-      transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },
-      msgRetryCounterCache: this.msgRetryCounterCache,
-      userDevicesCache: this.userDevicesCache,
-      callOfferCache: this.callOfferCache,
-      placeholderResendCache: this.placeholderResendCache,
-    };
-  }
-
   /** Ends the current socket (if any) and builds the next one. Never two sockets. */
   private async connect(): Promise<void> {
     // Loop: a concurrent connect may have built a socket while this one waited for an end().
@@ -218,7 +190,7 @@ export class BaileysConnection implements PairingConnection {
     const gen = ++this.generation;
     let sock: WASocket;
     try {
-      sock = this.makeSocket(this.socketConfig(auth));
+      sock = this.makeSocket(this.socketConfigs.build(auth, this.version));
     } catch (err) {
       this.log.error({ err }, "could not create the socket");
       await this.onClose(gen, err);

@@ -1,0 +1,48 @@
+import type { UserFacingSocketConfig, WAMessage, WAMessageKey, WAVersion } from "@whiskeysockets/baileys";
+import type { ProviderContext } from "../contract.ts";
+import { type BaileysLogger, BoundedCache, type RedisAuthState } from "./auth-state.ts";
+import { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
+
+/** The config of each socket a connection makes, and the caches Baileys keeps across its sockets. */
+export class SocketConfigs {
+  /** Outside the socket so retry counts survive reconnects (reference §1.1). */
+  private readonly msgRetryCounterCache = new BoundedCache(5_000, 60 * 60_000);
+  private readonly userDevicesCache = new BoundedCache(5_000, 5 * 60_000);
+  private readonly callOfferCache = new BoundedCache(500, 5 * 60_000);
+  private readonly placeholderResendCache = new BoundedCache(1_000, 60 * 60_000);
+
+  constructor(
+    private readonly ctx: ProviderContext,
+    private readonly opts: BaileysSessionOptions,
+    private readonly log: BaileysLogger,
+    /** The stored message for a key (Baileys' `getMessage`, for retries). */
+    private readonly loadMessage: (key: WAMessageKey) => Promise<WAMessage | undefined>,
+  ) {}
+
+  /** The next socket's config: the auth state in use, the protocol version to claim (else Baileys' bundled one). */
+  build(auth: RedisAuthState, version: WAVersion | undefined): UserFacingSocketConfig {
+    return {
+      auth: auth.state,
+      logger: this.log,
+      browser: this.opts.browser ?? browserFromSettings(this.ctx.instance),
+      ...(version ? { version } : {}),
+      markOnlineOnConnect: false,
+      syncFullHistory: false,
+      // Sent and received messages are kept (ctx.rawMessages); a miss is the honest answer (reference §1.1).
+      getMessage: async (key) => {
+        try {
+          return (await this.loadMessage(key))?.message ?? undefined;
+        } catch (err) {
+          this.log.warn({ err }, "getMessage lookup failed");
+          return undefined;
+        }
+      },
+      // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
+      transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },
+      msgRetryCounterCache: this.msgRetryCounterCache,
+      userDevicesCache: this.userDevicesCache,
+      callOfferCache: this.callOfferCache,
+      placeholderResendCache: this.placeholderResendCache,
+    };
+  }
+}
