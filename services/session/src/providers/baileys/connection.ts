@@ -31,7 +31,10 @@ export interface ConnectionHooks {
   loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
   /** The current socket closed or was retired: messaging calls in flight answer `instance_not_connected`. */
   abortCalls(): void;
-  /** The session's own handlers on a new socket (received messages, contacts, groups). */
+  /**
+   * The session's own handlers on a new socket (received messages, contacts, groups); registered
+   * after its `connection.update` handler and before its `creds.update` one and the areas' hooks.
+   */
   listen(sock: WASocket): void;
 }
 

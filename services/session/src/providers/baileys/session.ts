@@ -24,10 +24,20 @@ import { SocketCalls } from "./socket-calls.ts";
 
 export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
 
+/**
+ * One instance's Baileys session (the provider contract), wired from its parts: the connection
+ * (connection.ts), the inbound side (inbound-events.ts), the messaging operations (messaging.ts),
+ * pairing codes (pairing.ts), the call wrapper they and the feature areas share (socket-calls.ts)
+ * and the areas' operations (areas.ts).
+ */
 class BaileysSession implements ProviderSession {
   readonly provider = "baileys" as const;
 
   private readonly log: BaileysLogger;
+  /** The socket's lifecycle: connect, reconnect, close handling, QR, status and account events. */
+  private readonly connection: BaileysConnection;
+  /** Messaging calls in flight on the current socket (the session's and the areas'). */
+  private readonly calls: SocketCalls;
   /** Participants and subjects of groups (sends' `mentions: ["all"]`, received messages' `chatName`). */
   private readonly groups = new GroupCache();
   /** Received messages, acks and contact names from the socket's events. */
@@ -36,11 +46,6 @@ class BaileysSession implements ProviderSession {
   private readonly messaging: BaileysMessaging;
   /** Pairing-code requests. */
   private readonly pairing: PairingCodes;
-
-  /** The socket's lifecycle: connect, reconnect, close handling, QR, status and account events. */
-  private readonly connection: BaileysConnection;
-  /** Messaging calls in flight on the current socket (the session's and the areas'). */
-  private readonly calls: SocketCalls;
   readonly ops: SessionOpHandlers;
 
   constructor(
@@ -175,6 +180,7 @@ class BaileysSession implements ProviderSession {
     return this.messaging.downloadMedia(networkId);
   }
 
+  /** The stored message for a key: `opts.loadMessage` when given, else the kept raw messages. */
   private async loadMessage(key: WAMessageKey): Promise<WAMessage | undefined> {
     if (this.opts.loadMessage) return this.opts.loadMessage(key);
     if (!key.id) return undefined;
