@@ -8,6 +8,7 @@ import {
   instanceSchema,
   providerSchema,
 } from "./instance.ts";
+import { offsetCursorSchema } from "./paging.ts";
 
 const isoInput = z.iso.datetime({ offset: true, message: "use data ISO 8601" });
 
@@ -59,7 +60,7 @@ export const instanceWithTokenSchema = z.object({
 export const listInstancesInput = z.object({
   accountId: accountIdSchema.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
-  cursor: z.string().regex(/^\d+$/, "cursor inválido").optional(),
+  cursor: offsetCursorSchema.optional(),
 });
 export const instancePageSchema = z.object({ data: z.array(instanceSchema), nextCursor: z.string().nullable() });
 

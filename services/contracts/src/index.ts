@@ -25,6 +25,7 @@ export * from "./instance.ts";
 export * from "./official-send.ts";
 export * from "./ops.ts";
 export * from "./outbound.ts";
+export * from "./paging.ts";
 export * from "./queue.ts";
 export * from "./send.ts";
 export * from "./session.ts";

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizePersonId } from "../chat-id.ts";
 import { defineOps } from "../ops.ts";
+import { pageOffsetSchema } from "../paging.ts";
 
 /**
  * Contacts (spec 4.14 "contacts (address book, number check, profile picture)"; the shapes are ours,
@@ -86,11 +87,7 @@ export const listContactsQuery = z.object({
     .min(1, `limit vai de 1 a ${CONTACTS_PAGE_MAX}`)
     .max(CONTACTS_PAGE_MAX, `limit vai de 1 a ${CONTACTS_PAGE_MAX}`)
     .default(CONTACTS_PAGE_DEFAULT),
-  offset: z.coerce
-    .number("offset deve ser um número inteiro")
-    .int("offset deve ser um número inteiro")
-    .min(0, "offset não pode ser negativo")
-    .default(0),
+  offset: pageOffsetSchema,
   sortBy: z.enum(["name", "id"], "sortBy: name ou id").default("name"),
   sortOrder: z.enum(["asc", "desc"], "sortOrder: asc ou desc").default("asc"),
   search: z

@@ -4,6 +4,7 @@ import { normalizeChatId, normalizePersonId } from "../chat-id.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { fileSchema } from "../file.ts";
 import { defineOps } from "../ops.ts";
+import { pageOffsetSchema } from "../paging.ts";
 
 /**
  * Groups (spec 4.14 "groups (create, administer, participants, invites)"; shapes are ours,
@@ -160,7 +161,7 @@ export const createGroupBody = z.object({
 
 export const listGroupsQuery = z.object({
   limit: z.coerce.number().int().min(1, "limit vai de 1 a 500").max(500, "limit vai de 1 a 500").default(100),
-  offset: z.coerce.number().int().min(0, "offset não pode ser negativo").default(0),
+  offset: pageOffsetSchema,
   sortBy: z.enum(["subject", "creation", "id"], "sortBy: subject, creation ou id").default("subject"),
   sortOrder: z.enum(["asc", "desc"], "sortOrder: asc ou desc").default("asc"),
   refresh: z

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
+import { pageOffsetSchema } from "../paging.ts";
 
 /**
  * LID mappings (spec 4.14 "LID mappings (`/lids`)"; the record is ours): what the instance has
@@ -25,11 +26,7 @@ export const lidsListQuery = z.object({
     .min(1, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
     .max(LIDS_PAGE_MAX, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
     .default(LIDS_PAGE_DEFAULT),
-  offset: z.coerce
-    .number("offset deve ser um número inteiro")
-    .int("offset deve ser um número inteiro")
-    .min(0, "offset não pode ser negativo")
-    .default(0),
+  offset: pageOffsetSchema,
 });
 
 export const lidParam = z.object({

@@ -5,6 +5,7 @@ import {
   type Instance,
   NETWORK_ID_RE,
   normalizeChatId,
+  pageOffsetSchema,
   parseMessageId,
   successSchema,
 } from "@gw/contracts";
@@ -43,11 +44,7 @@ const int = (name: string, min: number, max: number) =>
     .min(min, `${name} vai de ${min} a ${max}`)
     .max(max, `${name} vai de ${min} a ${max}`);
 
-const offset = z.coerce
-  .number("offset deve ser um número inteiro")
-  .int("offset deve ser um número inteiro")
-  .min(0, "offset não pode ser negativo")
-  .default(0);
+const offset = pageOffsetSchema;
 
 const sortOrder = z
   .enum(["desc", "asc", "descending", "ascending", "DESC", "ASC"], "sortOrder: desc ou asc")

@@ -6,6 +6,7 @@ import {
   clientTokenPatchInput,
   clientTokenResultSchema,
   createAccountInput,
+  pageOffsetSchema,
 } from "@gw/contracts";
 import { z } from "zod";
 import { adminProcedure, router } from "../../trpc/init.ts";
@@ -29,8 +30,7 @@ export const adminAccountsRouter = router({
     .input(
       z.object({
         limit: z.coerce.number().int().min(1).max(500).default(100),
-        // RediSearch answers at most 1,000,000 results of one query (MAXSEARCHRESULTS).
-        offset: z.coerce.number().int().min(0).max(999_500, "offset vai até 999500").default(0),
+        offset: pageOffsetSchema,
       }),
     )
     .output(z.object({ data: z.array(accountSchema), total: z.number().int() }))
