@@ -1,6 +1,7 @@
 // The operator's control plane under /v1/admin: accounts, instance creation (trial, provider
 // defaults), the instance resource of spec 2.1, listing with filter and cursor, deletion.
 import { setTimeout as sleep } from "node:timers/promises";
+import { PAGE_OFFSET_MAX } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectJson, tokenHeaders } from "../support/e2e-helpers.ts";
 import { startGateway, type TestGateway } from "../support/gateway.ts";
@@ -257,6 +258,20 @@ describe("listing", () => {
     const account = await createAccount("Empty");
     const page = await expectJson(await gw.admin("GET", `/v1/admin/instances?accountId=${account.id}`));
     expect(page).toEqual({ data: [], nextCursor: null });
+  });
+
+  it("a cursor or offset past the search engine's limit is a 422, not its 500 (found by fuzzing on CI)", async () => {
+    for (const path of [
+      "/v1/admin/instances?cursor=5154215484739923",
+      `/v1/admin/instances?cursor=${PAGE_OFFSET_MAX + 1}`,
+      `/v1/admin/accounts?offset=${PAGE_OFFSET_MAX + 1}`,
+    ]) {
+      const res = await gw.admin("GET", path);
+      expect(res.status, path).toBe(422);
+      expect((await res.json()).error.code, path).toBe("validation_error");
+    }
+    const last = await gw.admin("GET", `/v1/admin/instances?cursor=${PAGE_OFFSET_MAX}`);
+    expect(await expectJson(last)).toEqual({ data: [], nextCursor: null });
   });
 });
 

@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * The deepest offset a paged list accepts. Lists backed by RediSearch cannot page past
  * MAXSEARCHRESULTS (1,000,000 by default: "OFFSET exceeds maximum"), so an offset or offset
- * cursor beyond this bound is a validation error (400), never the search engine's 500. Lists
+ * cursor beyond this bound is a validation error (422), never the search engine's 500. Lists
  * sorted in memory share the bound so that every offset in the API means the same thing.
  */
 export const PAGE_OFFSET_MAX = 999_000;
