@@ -268,7 +268,7 @@ describe("listing", () => {
     ]) {
       const res = await gw.admin("GET", path);
       expect(res.status, path).toBe(422);
-      expect((await res.json()).error.code, path).toBe("validation_error");
+      expect(((await res.json()) as { error: { code: string } }).error.code, path).toBe("validation_error");
     }
     const last = await gw.admin("GET", `/v1/admin/instances?cursor=${PAGE_OFFSET_MAX}`);
     expect(await expectJson(last)).toEqual({ data: [], nextCursor: null });
