@@ -19,12 +19,12 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { intEnv, log, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
 import { plan, runKills } from "./chaos/kills.mjs";
 import { runLoad, setup } from "./chaos/load.mjs";
 import { sampleOwners } from "./chaos/owners.mjs";
 import { startReceiver } from "./chaos/receiver.mjs";
 import { eventsSettled, queueFinals, reconcile } from "./chaos/reconcile.mjs";
+import { intEnv, log, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
 
 export const description =
   "mixed load while gateways, pods, workers, Temporal and Redis are SIGKILLed in turn; reconciles sends, queue, inbound, events and owners from the outside";
@@ -87,9 +87,10 @@ export default async function chaos(args = []) {
       instanceIds: world.instances.map((i) => i.id),
     });
     const schedule = plan({ durationMs: durationS * 1000, rounds, procs: cluster.procs, random: seeded(seed) });
+    const killing = runKills({ cluster, schedule, log });
     const [record, kills] = await Promise.all([
-      runLoad({ cluster, world, durationMs: durationS * 1000, rate, log }),
-      runKills({ cluster, schedule, log }),
+      runLoad({ cluster, world, durationMs: durationS * 1000, rate, log, alsoUntil: killing }),
+      killing,
     ]);
     log("load done: healing the receiver, letting the queue and webhook retries finish");
     receiver.heal();
@@ -121,6 +122,9 @@ export default async function chaos(args = []) {
       for (const t of s.tries) statuses[t] = (statuses[t] ?? 0) + 1;
     }
     out(`answers seen by the client (every try): ${JSON.stringify(statuses)}`);
+    for (const s of record.sends.filter((x) => x.status < 200 || x.status > 299).slice(0, 10)) {
+      out(`  · send ${s.tag} ended ${s.status || "unanswered"} after ${s.tries.join(", ")}`);
+    }
     for (const p of r.problems.slice(0, 40)) out(`  ✗ ${p}`);
     if (r.problems.length > 40) out(`  … ${r.problems.length - 40} more`);
     failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0;

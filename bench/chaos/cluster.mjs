@@ -12,7 +12,7 @@ import { mkdirSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
 import { portOpen, redisPaths, temporalPath } from "../../scripts/stack-lib.mjs";
-import { freePorts, ROOT, sleep, spawnService, waitForHttp } from "../lib.mjs";
+import { freePorts, onCleanup, ROOT, sleep, spawnService, waitForHttp } from "../lib.mjs";
 
 const ENTRY = "services/main/src/main.ts";
 
@@ -183,6 +183,21 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
   const entry = balancer(() => gw.filter((g) => g.service && !g.service.exit).map((g) => g.port));
   await new Promise((r) => entry.listen(entryPort, "127.0.0.1", r));
 
+  let entryOpen = true;
+  /** Stops every process, the gateways first and Redis last. */
+  const stopAll = async () => {
+    if (entryOpen) {
+      entryOpen = false;
+      await new Promise((r) => entry.close(r));
+    }
+    const order = ["gateway", "worker", "session", "simnet", "temporal", "redis"];
+    for (const role of order) {
+      await Promise.all([...procs.values()].filter((p) => p.role === role).map((p) => p.service?.stop()));
+    }
+  };
+  // A restarted process registers its own stop (lib.mjs, last-in first-out): registering the
+  // ordered stop again after it keeps Redis from going first at cleanup.
+  const again = () => onCleanup(stopAll);
   const kill = async (name, signal = "SIGKILL") => {
     const p = procs.get(name);
     if (!p?.service || p.service.exit) return;
@@ -195,6 +210,7 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     const p = procs.get(name);
     if (p.service && !p.service.exit) await kill(name, "SIGKILL");
     await p.start();
+    again();
   };
   return {
     entryUrl: `http://127.0.0.1:${entryPort}`,
@@ -213,17 +229,13 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     restartRedis: async () => {
       await kill("redis");
       await redis.start();
+      again();
     },
     restartTemporal: async () => {
       await kill("temporal");
       await temporal.start();
+      again();
     },
-    async stop() {
-      await new Promise((r) => entry.close(r));
-      const order = ["gateway", "worker", "session", "simnet", "temporal", "redis"];
-      for (const role of order) {
-        await Promise.all([...procs.values()].filter((p) => p.role === role).map((p) => p.service?.stop()));
-      }
-    },
+    stop: stopAll,
   };
 }

@@ -18,7 +18,9 @@ export function plan({ durationMs, rounds, procs, random = Math.random }) {
       const candidates = procs.filter((p) => p.role === role);
       const target = candidates[Math.floor(random() * candidates.length)];
       const at = (r * ROLES.length + i) * slotMs + random() * slotMs * 0.6;
-      out.push({ at: Math.round(at), role, name: target.name, pauseMs: 500 + Math.round(random() * 2000) });
+      // Redis stays down longer than a lease (3 s): pods must fence themselves meanwhile.
+      const pauseMs = role === "redis" ? 4_000 + random() * 2_000 : 500 + random() * 2_000;
+      out.push({ at: Math.round(at), role, name: target.name, pauseMs: Math.round(pauseMs) });
     });
   }
   return out;

@@ -58,7 +58,7 @@ export async function setup(cluster, { instances: n, contacts: m, hookUrl, log }
  * Runs the load for `durationMs`: `rate` operations per second in all (70 % immediate sends,
  * 15 % queued sends, 15 % inbound messages), each operation with its own retries.
  */
-export async function runLoad({ cluster, world, durationMs, rate, log }) {
+export async function runLoad({ cluster, world, durationMs, rate, log, alsoUntil = Promise.resolve() }) {
   const { instances, contacts, sim } = world;
   const record = { sends: [], queued: [], inbound: [] };
   const run = randomBytes(3).toString("hex");
@@ -108,10 +108,15 @@ export async function runLoad({ cluster, world, durationMs, rate, log }) {
     record.inbound.push({ instanceId: inst.id, contact, tag, status: r.status, id: r.body?.id });
   };
 
+  // At least `durationMs`, and until the kills are over (`alsoUntil`) plus 5 s of recovery.
   const end = Date.now() + durationMs;
+  let killsOver = Number.POSITIVE_INFINITY;
+  void alsoUntil.then(() => {
+    killsOver = Date.now() + 5_000;
+  });
   const interval = 1000 / rate;
   let next = Date.now();
-  while (Date.now() < end) {
+  while (Date.now() < end || Date.now() < killsOver) {
     const roll = Math.random();
     const op = roll < 0.7 ? immediate : roll < 0.85 ? queued : inbound;
     const p = op()

@@ -178,7 +178,10 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
   // Owners: nobody left without one; no two connections of one instance at once.
   const stats = (await world.sim("GET", "/simnet/stats")).body ?? {};
   const own = {
-    ownerlessP95: percentile([...owners.gaps].sort((a, b) => a - b), 95),
+    ownerlessP95: percentile(
+      [...owners.gaps].sort((a, b) => a - b),
+      95,
+    ),
     ownerlessMax: Math.max(0, ...owners.gaps),
     stretches: owners.gaps.length,
     open: owners.open.length,
@@ -187,7 +190,9 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
   };
   for (const o of owners.open) problems.push(`instance ${o.id} without an owner at the end (${o.seconds} s)`);
   if (stats.instanceOverlaps > 0 || stats.conflicts > 0) {
-    problems.push(`two connections of one instance at once: overlaps ${stats.instanceOverlaps}, conflicts ${stats.conflicts}`);
+    problems.push(
+      `two connections of one instance at once: overlaps ${stats.instanceOverlaps}, conflicts ${stats.conflicts}`,
+    );
   }
   return { sends, queue, inbound, events: ev, owners: own, ...fig, problems };
 }
