@@ -16,7 +16,7 @@
 // Environment: CHAOS_DURATION (s, 240; short 40), CHAOS_RATE (ops/s, 8; short 4), CHAOS_ROUNDS
 // (2; short 1), CHAOS_INSTANCES (4; short 3), CHAOS_SEED (kill plan), CHAOS_KEEP=1 keeps the
 // processes' logs in .local/bench/chaos-*/.
-import { existsSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { plan, runKills } from "./chaos/kills.mjs";
@@ -29,10 +29,16 @@ import { intEnv, log, onCleanup, printMachineFacts, ROOT, runCleanups } from "./
 export const description =
   "mixed load while gateways, pods, workers, Temporal and Redis are SIGKILLed in turn; reconciles sends, queue, inbound, events and owners from the outside";
 
-/** The shared cluster lib once it exists (scripts/cluster/lib.mjs), else the bench's own. */
+/**
+ * The bench's own spawner (bench/chaos/cluster.mjs), same interface as scripts/cluster/lib.mjs.
+ * The shared lib renders the Helm chart (production env): the bench needs NODE_ENV=test for a
+ * webhook retry schedule of seconds, which the chart does not set. CHAOS_CLUSTER=shared uses it.
+ */
 async function clusterLib() {
-  const shared = join(ROOT, "scripts", "cluster", "lib.mjs");
-  const file = existsSync(shared) ? shared : join(ROOT, "bench", "chaos", "cluster.mjs");
+  const file =
+    process.env.CHAOS_CLUSTER === "shared"
+      ? join(ROOT, "scripts", "cluster", "lib.mjs")
+      : join(ROOT, "bench", "chaos", "cluster.mjs");
   return import(pathToFileURL(file).href);
 }
 
