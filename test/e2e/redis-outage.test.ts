@@ -52,3 +52,36 @@ it("a route answers 503 network_unavailable with Retry-After while Redis is unre
   expect(body.error.code).toBe("network_unavailable");
   expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
 }, 30_000);
+
+it("a pod that cannot renew its lease closes the instance's connection once the TTL has passed", async () => {
+  expect((await connectionsOf(a.id)).map((x) => x.state)).toEqual(["open"]);
+  proxy.cut();
+  const cutAt = Date.now();
+  // Redis stays away far longer than a lease: its leases expire meanwhile, and another pod may
+  // hold the instance when Redis is back. This one must have let go by then, on its own clock.
+  const until = cutAt + 4 * LEASE_TTL_MS;
+  while ((await connectionsOf(a.id)).length > 0 && Date.now() < until) await sleep(100);
+  const closedAfter = Date.now() - cutAt;
+  expect(await connectionsOf(a.id)).toEqual([]);
+  expect(closedAfter).toBeLessThan(2 * LEASE_TTL_MS);
+}, 30_000);
+
+it("a message received while Redis is unreachable is recorded once Redis is back", async () => {
+  proxy.cut();
+  const res = await c.sim("POST", `/simnet/phones/${contact}/send`, {
+    to: a.phone,
+    message: { type: "text", text: "chegou durante a queda" },
+  });
+  const sent = (await res.json()) as { id: string };
+  await sleep(1_500); // the pod has it, and fails to record it: Redis is away
+  proxy.restore();
+  const until = Date.now() + 20_000;
+  let found = false;
+  while (!found && Date.now() < until) {
+    found = (await c.events(a.id, "message").catch(() => [])).some((e) =>
+      String((e.payload as { id?: string }).id).endsWith(sent.id),
+    );
+    if (!found) await sleep(200);
+  }
+  expect(found).toBe(true);
+}, 40_000);

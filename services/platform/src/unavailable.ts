@@ -24,7 +24,8 @@ const CODES = new Set(["ECONNREFUSED", "ECONNRESET", "EPIPE", "ETIMEDOUT", "EHOS
 /** gRPC status codes of a Temporal ServiceError that mean "not reachable now". */
 const GRPC_UNAVAILABLE = new Set([4, 14]); // DEADLINE_EXCEEDED, UNAVAILABLE
 
-function isUnavailable(err: unknown, depth = 0): boolean {
+/** Whether `err` (or its cause) says Redis or Temporal cannot be reached right now. */
+export function isUnavailable(err: unknown, depth = 0): boolean {
   if (!err || typeof err !== "object" || depth > 5) return false;
   const e = err as { name?: unknown; message?: unknown; code?: unknown; cause?: unknown; errors?: unknown };
   if (typeof e.name === "string" && NAMES.has(e.name)) return true;
