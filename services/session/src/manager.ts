@@ -196,7 +196,7 @@ export class SessionManager implements SessionApi {
     const renewing = new Map([...this.held].map(([id, h]) => [id, h]));
     const renewStart = Date.now();
     const lost = await leases.renew(this.opts.podId, new Map([...renewing].map(([id, h]) => [id, h.epoch])));
-    for (const [id, h] of renewing) h.validUntil = Math.max(h.validUntil, renewStart + leases.ttlMs);
+    for (const h of renewing.values()) h.validUntil = Math.max(h.validUntil, renewStart + leases.ttlMs);
     for (const id of lost) this.drop(id, "lease lost");
 
     const [running, pods] = await Promise.all([redis.smembers(keys.running), this.livePods()]);
