@@ -66,14 +66,14 @@ it("a pod that cannot renew its lease closes the instance's connection once the 
   expect(closedAfter).toBeLessThan(2 * LEASE_TTL_MS);
 }, 30_000);
 
-it("a message received while Redis is unreachable is recorded once Redis is back", async () => {
-  proxy.cut();
+it("a message received while Redis is loading its AOF is recorded once Redis answers again", async () => {
+  proxy.loading();
   const res = await c.sim("POST", `/simnet/phones/${contact}/send`, {
     to: a.phone,
     message: { type: "text", text: "chegou durante a queda" },
   });
   const sent = (await res.json()) as { id: string };
-  await sleep(1_500); // the pod has it, and fails to record it: Redis is away
+  await sleep(1_500); // the pod has it, and fails to record it: Redis answers LOADING
   proxy.restore();
   const until = Date.now() + 20_000;
   let found = false;
