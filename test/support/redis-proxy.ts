@@ -83,7 +83,7 @@ function commandLength(buf: Buffer): number {
     return end < 0 ? null : { text: buf.toString("latin1", from, end), next: end + 2 };
   };
   const head = line(0);
-  if (!head || head.text[0] !== "*") return 0;
+  if (head?.text[0] !== "*") return 0;
   let at = head.next;
   for (let i = 0; i < Number(head.text.slice(1)); i++) {
     const len = line(at);
