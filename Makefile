@@ -11,13 +11,14 @@ setup:
 dev: setup
 	@node scripts/dev.mjs
 
-## make test: lint, type check, the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, and a bounded schemathesis run against the API
+## make test: lint, type check, the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
 	@node scripts/helm-lint.mjs
 	@node scripts/docker-lint.mjs
 	@node scripts/test.mjs
+	@node bench/chaos.mjs --short
 	@node scripts/fuzz.mjs --quick
 
 stack-down:

@@ -31,5 +31,6 @@ export * from "./sealed.ts";
 export * from "./secrets.ts";
 export * from "./trpc-errors.ts";
 export * from "./turn-batch.ts";
+export * from "./unavailable.ts";
 export * from "./url-guard.ts";
 export * from "./webhooks.ts";

@@ -2,6 +2,7 @@ import { ApiError } from "@gw/contracts";
 import { TRPCError } from "@trpc/server";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
+import { unavailableError } from "./unavailable.ts";
 
 /**
  * `details` of a 422: each wrong field mapped to its first message, under its own name
@@ -20,7 +21,10 @@ export function validationDetails(error: ZodError): Record<string, string> {
   return details;
 }
 
-/** The public error behind anything a procedure threw: its ApiError, or a failed input validation. */
+/**
+ * The public error behind anything a procedure threw: its ApiError, a failed input validation,
+ * or `503 network_unavailable` when Redis or Temporal could not be reached (unavailable.ts).
+ */
 export function apiErrorOf(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (err instanceof TRPCError) {
@@ -29,7 +33,7 @@ export function apiErrorOf(err: unknown): ApiError | undefined {
       return new ApiError("validation_error", "Campos inválidos.", validationDetails(err.cause));
     }
   }
-  return undefined;
+  return unavailableError(err);
 }
 
 const TRPC_CODE_OF_STATUS: Record<number, TRPC_ERROR_CODE_KEY> = {

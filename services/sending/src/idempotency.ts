@@ -1,28 +1,44 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { ApiError } from "@gw/contracts";
 import type { Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
-/** A request still marked running after this long died with its process: another may take over. */
-const RUNNING_LEASE_MS = 10 * 60_000;
+/**
+ * A request marks its key running for this long and renews the mark every third of it while it
+ * runs: a mark not renewed in time belongs to a request whose process died (a gateway killed
+ * mid-request), and the next request with the key takes over — within seconds, not never.
+ * The send it repeats has the same network id (networkId), so a send the dead process made
+ * is not delivered twice.
+ */
+const RUNNING_LEASE_MS = 15_000;
 const WAIT_STEP_MS = 100;
 
 const BEGIN = `
--- KEYS: record; ARGV: fingerprint, now, lease, ttl
+-- KEYS: record; ARGV: fingerprint, now, lease, ttl, holder
 local r = redis.call('HMGET', KEYS[1], 'state', 'fp', 'until', 'status', 'body')
 if not r[1] then
-  redis.call('HSET', KEYS[1], 'state', 'running', 'fp', ARGV[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
+  redis.call('HSET', KEYS[1], 'state', 'running', 'fp', ARGV[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]), 'holder', ARGV[5])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
   return {'new'}
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
 if r[1] == 'done' then return {'done', r[4], r[5]} end
 if tonumber(r[3]) < tonumber(ARGV[2]) then
-  redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
+  redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]), 'holder', ARGV[5])
   return {'new'}
 end
 return {'running'}
+`;
+
+/** Extends a running mark, only while this request still holds it. */
+const RENEW = `
+-- KEYS: record; ARGV: holder, now, lease
+if redis.call('HGET', KEYS[1], 'holder') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == 'running' then
+  redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]))
+  return 1
+end
+return 0
 `;
 
 export interface Answer {
@@ -41,11 +57,17 @@ export const IDEMPOTENCY_KEY_RE = /^[\x21-\x7e]{1,255}$/;
  * derived from it, so even a retry after a timeout cannot deliver twice.
  */
 export class IdempotencyStore {
+  private readonly waitMs: number;
+  private readonly leaseMs: number;
+
   constructor(
     private readonly redis: Redis,
     private readonly k: Keys,
-    private readonly waitMs = 120_000,
-  ) {}
+    opts: { waitMs?: number; leaseMs?: number } = {},
+  ) {
+    this.waitMs = opts.waitMs ?? 120_000;
+    this.leaseMs = opts.leaseMs ?? RUNNING_LEASE_MS;
+  }
 
   private key(instanceId: string, key: string) {
     return this.k.idempotency(instanceId, createHash("sha256").update(key).digest("hex").slice(0, 32));
@@ -76,6 +98,7 @@ export class IdempotencyStore {
       });
     }
     const record = this.key(instanceId, key);
+    const holder = randomUUID();
     const deadline = Date.now() + this.waitMs;
     for (;;) {
       const r = (await this.redis.eval(
@@ -84,8 +107,9 @@ export class IdempotencyStore {
         record,
         fingerprint,
         Date.now(),
-        RUNNING_LEASE_MS,
+        this.leaseMs,
         IDEMPOTENCY_TTL_MS,
+        holder,
       )) as string[];
       if (r[0] === "mismatch") {
         throw new ApiError("validation_error", "Campos inválidos.", {
@@ -104,12 +128,17 @@ export class IdempotencyStore {
       }
       await new Promise((res) => setTimeout(res, WAIT_STEP_MS));
     }
+    const renewal = setInterval(() => {
+      this.redis.eval(RENEW, 1, record, holder, Date.now(), this.leaseMs).catch(() => {});
+    }, this.leaseMs / 3);
     let answer: Answer;
     try {
       answer = await fn();
     } catch (err) {
       await this.redis.del(record).catch(() => {});
       throw err;
+    } finally {
+      clearInterval(renewal);
     }
     await this.redis.hset(record, "state", "done", "status", answer.status, "body", JSON.stringify(answer.body));
     return { ...answer, replayed: false };

@@ -24,6 +24,7 @@ import {
   AuthStateStore,
   contentHash,
   extensionOf,
+  isUnavailable,
   type Logger,
   MESSAGE_MEDIA_KEEP_MAX,
   type Platform,
@@ -48,9 +49,18 @@ interface Held {
   status: ConnectionStatus;
   /** Serializes status writes so that events keep the order the provider reported. */
   chain: Promise<void>;
-  /** Set once the manager let go of it: late provider events are ignored. */
+  /** Set once the manager let go of it: late provider events are ignored (messages excepted). */
   closed: boolean;
+  /**
+   * Until when the lease is surely ours (local clock): the start of its last successful renewal
+   * (or acquisition) plus the TTL. Past it the pod fences itself: it drops the connection
+   * whether or not Redis could tell it that the lease is lost (Redis unreachable).
+   */
+  validUntil: number;
 }
+
+/** How long a provider event is retried while Redis is unreachable before it is given up. */
+const EVENT_RETRY_MS = 120_000;
 
 export interface SessionManagerOptions {
   podId: string;
@@ -135,6 +145,9 @@ export class SessionManager implements SessionApi {
   /** Runs a reconciliation soon (coalesced). */
   kick(): void {
     if (this.stopped) return;
+    // Before anything that needs Redis: a tick stuck on an unreachable Redis must not keep
+    // connections whose leases may have expired (another pod may hold them by now).
+    this.fence();
     if (this.ticking) {
       this.kickPending = true;
       return;
@@ -166,13 +179,24 @@ export class SessionManager implements SessionApi {
     await this.subscriber?.quit();
   }
 
+  /** Drops every instance whose lease has not been renewed within its TTL (see Held.validUntil). */
+  private fence(): void {
+    const now = Date.now();
+    for (const [id, held] of this.held) {
+      if (now >= held.validUntil) this.drop(id, "lease not renewed in time");
+    }
+  }
+
   // --- reconciliation --------------------------------------------------------------------
 
   private async tick(): Promise<void> {
     const { leases, redis, keys } = this.platform;
     await leases.heartbeat({ ...this.self(), load: this.held.size });
 
-    const lost = await leases.renew(this.opts.podId, new Map([...this.held].map(([id, h]) => [id, h.epoch])));
+    const renewing = new Map([...this.held].map(([id, h]) => [id, h]));
+    const renewStart = Date.now();
+    const lost = await leases.renew(this.opts.podId, new Map([...renewing].map(([id, h]) => [id, h.epoch])));
+    for (const h of renewing.values()) h.validUntil = Math.max(h.validUntil, renewStart + leases.ttlMs);
     for (const id of lost) this.drop(id, "lease lost");
 
     const [running, pods] = await Promise.all([redis.smembers(keys.running), this.livePods()]);
@@ -222,6 +246,7 @@ export class SessionManager implements SessionApi {
   }
 
   private async acquire(instanceId: string): Promise<void> {
+    const acquireStart = Date.now();
     const epoch = await this.platform.leases.acquire(instanceId, this.opts.podId);
     if (epoch === null) return;
     // The running set was read before the lease: a stop may have come in between.
@@ -255,6 +280,7 @@ export class SessionManager implements SessionApi {
       status: instance.connectionStatus,
       chain: Promise.resolve(),
       closed: false,
+      validUntil: acquireStart + this.platform.leases.ttlMs,
       session: undefined as unknown as ProviderSession,
     };
     held.session = factory({
@@ -273,7 +299,7 @@ export class SessionManager implements SessionApi {
       records: providerRecords(this.platform, instanceId),
       emit: (event) => {
         held.chain = held.chain
-          .then(() => this.onEvent(instanceId, held, event))
+          .then(() => this.applyEvent(instanceId, held, event))
           .catch((err) => {
             if (err instanceof StaleLeaseError) this.drop(instanceId, "stale lease");
             else log.error({ err, event: event.type }, "applying a provider event failed");
@@ -285,8 +311,27 @@ export class SessionManager implements SessionApi {
     await held.session.start().catch((err) => log.error({ err }, "provider start failed"));
   }
 
+  /**
+   * Applies a provider event, again and again while Redis is unreachable (up to EVENT_RETRY_MS):
+   * a received message the network handed over is not handed over again, so failing to record
+   * it would lose it.
+   */
+  private async applyEvent(instanceId: string, held: Held, event: ProviderEvent): Promise<void> {
+    const deadline = Date.now() + EVENT_RETRY_MS;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 2_000)) {
+      try {
+        return await this.onEvent(instanceId, held, event);
+      } catch (err) {
+        if (!isUnavailable(err) || Date.now() + wait > deadline) throw err;
+      }
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+
   private async onEvent(instanceId: string, held: Held, event: ProviderEvent): Promise<void> {
-    if (held.closed) return;
+    // A message received before the manager let go is still recorded (it is not the lease's
+    // business: the new owner will not receive it again); anything else is the new owner's.
+    if (held.closed && event.type !== "message") return;
     const store = this.platform.instances;
     switch (event.type) {
       case "status":

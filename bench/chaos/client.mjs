@@ -1,0 +1,50 @@
+// A client that follows the spec's retry rules (section 7) with an Idempotency-Key
+// (docs/sending.md): 429/502/503 are retried after Retry-After (or growing waits); a request
+// that got no answer at all (a gateway killed mid-request, a timeout) is retried with the same
+// key, which is what the key is for; any other status is final.
+import { sleep } from "../lib.mjs";
+
+const RETRIED = new Set([429, 502, 503]);
+
+/**
+ * `call()` → the final {status, body, attempts, tries: [status|error]}; status 0 when the client
+ * gave up (giveUpMs without a final answer).
+ */
+export async function withRetries(call, { giveUpMs = 90_000, timeoutMs = 20_000 } = {}) {
+  const start = Date.now();
+  const tries = [];
+  let wait = 1000;
+  for (;;) {
+    let res;
+    try {
+      res = await call(AbortSignal.timeout(timeoutMs));
+    } catch (err) {
+      tries.push(err?.name === "TimeoutError" ? "timeout" : "no-answer");
+    }
+    if (res) {
+      const body = await res.json().catch(() => null);
+      tries.push(res.status);
+      if (!RETRIED.has(res.status)) return { status: res.status, body, attempts: tries.length, tries };
+      const after = Number(res.headers.get("retry-after"));
+      if (Number.isFinite(after) && after > 0) wait = Math.min(after * 1000, 10_000);
+    }
+    if (Date.now() - start > giveUpMs) return { status: 0, body: null, attempts: tries.length, tries };
+    await sleep(wait);
+    wait = Math.min(wait * 2, 8_000);
+  }
+}
+
+/** The instance API through the cluster's entry, with the instance's token. */
+export function instanceApi(entryUrl, inst) {
+  return (method, path, { json, headers = {}, signal } = {}) =>
+    fetch(`${entryUrl}/v1/instances/${inst.id}${path}`, {
+      method,
+      signal,
+      headers: {
+        "x-instance-token": inst.token,
+        ...(json !== undefined ? { "content-type": "application/json" } : {}),
+        ...headers,
+      },
+      body: json !== undefined ? JSON.stringify(json) : undefined,
+    });
+}
