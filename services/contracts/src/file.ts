@@ -1,16 +1,29 @@
 import { z } from "zod";
-import { documented } from "./doc-patterns.ts";
+import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 
 /** The one-of rule of a file object, as the document states it. */
-export const FILE_ONE_OF = { oneOf: [{ required: ["url"] }, { required: ["data", "mimetype"] }] };
+export const FILE_ONE_OF = {
+  oneOf: [
+    { required: ["url"], not: { required: ["data"] } },
+    { required: ["data", "mimetype"], not: { required: ["url"] } },
+  ],
+};
 
 /** Spec 2.5: exactly one of `url` / `data`; `mimetype` required with `data` (undocumented: build on it). */
 export const fileObject = z
   .object(
     {
-      url: z.string().min(1).max(4096).optional().meta({ description: "public http/https address" }),
-      data: z.string().min(1, "file.data vazio").optional().meta({ description: "base64 content" }),
-      mimetype: z.string().min(3).max(255).optional(),
+      url: documented(
+        z.string().min(1).max(4096).optional(),
+        { format: "uri", pattern: DOC_PATTERNS.httpUrl },
+        { description: "public http/https address" },
+      ),
+      data: documented(
+        z.string().min(1, "file.data vazio").optional(),
+        { pattern: DOC_PATTERNS.base64 },
+        { description: "base64 content, or a data: URL of it" },
+      ),
+      mimetype: documented(z.string().min(3).max(255).optional(), { pattern: DOC_PATTERNS.mimetype }),
       filename: z.string().min(1).max(255).optional(),
     },
     "informe o arquivo: { url } ou { data, mimetype }",

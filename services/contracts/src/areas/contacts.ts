@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizePersonId } from "../chat-id.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { defineOps } from "../ops.ts";
 import { pageOffsetSchema } from "../paging.ts";
 
@@ -14,21 +15,24 @@ import { pageOffsetSchema } from "../paging.ts";
 // --- ids -------------------------------------------------------------------------------------
 
 /** A person: a number (8–15 digits, `+`, spaces and dashes allowed), `<digits>@c.us` or `<id>@lid`. */
-export const contactIdSchema = z
-  .string("informe o contato")
-  .max(200, "id de contato longo demais")
-  .transform((s, ctx) => {
-    const id = normalizePersonId(s);
-    if (!id) {
-      ctx.addIssue({
-        code: "custom",
-        message: "contato inválido: use o número com DDI e DDD, <número>@c.us ou <id>@lid",
-      });
-      return z.NEVER;
-    }
-    return id;
-  })
-  .meta({ description: "A number with country and area code, `<digits>@c.us` or `<id>@lid`" });
+export const contactIdSchema = documented(
+  z
+    .string("informe o contato")
+    .max(200, "id de contato longo demais")
+    .transform((s, ctx) => {
+      const id = normalizePersonId(s);
+      if (!id) {
+        ctx.addIssue({
+          code: "custom",
+          message: "contato inválido: use o número com DDI e DDD, <número>@c.us ou <id>@lid",
+        });
+        return z.NEVER;
+      }
+      return id;
+    }),
+  { pattern: DOC_PATTERNS.person },
+  { description: "A number with country and area code, `<digits>@c.us` or `<id>@lid`" },
+);
 
 // --- records ----------------------------------------------------------------------------------
 

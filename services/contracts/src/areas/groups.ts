@@ -39,7 +39,10 @@ export const groupIdSchema = documented(
 
 /** People to add, remove, promote…: numbers or ids, normalized (`<digits>@c.us` or `@lid`). */
 export const participantIdsSchema = z
-  .array(z.string().min(1).max(200), "informe participants (números ou ids)")
+  .array(
+    documented(z.string().min(1).max(200), { pattern: DOC_PATTERNS.person }),
+    "informe participants (números ou ids)",
+  )
   .min(1, "informe ao menos um participante")
   .max(256, "até 256 participantes por chamada")
   .transform((list, ctx) => {
@@ -136,17 +139,20 @@ export const joinRequestSchema = z
 // --- bodies -----------------------------------------------------------------------------------
 
 /** An invite code, or a whole link `https://chat.whatsapp.com/<code>`. */
-export const inviteCodeSchema = z.string("informe o código ou o link do convite").transform((s, ctx) => {
-  const code = s
-    .trim()
-    .replace(/^https?:\/\/chat\.whatsapp\.com\/(invite\/)?/i, "")
-    .replace(/[/?#].*$/, "");
-  if (!/^[A-Za-z0-9]{6,40}$/.test(code)) {
-    ctx.addIssue({ code: "custom", message: "código de convite inválido" });
-    return z.NEVER;
-  }
-  return code;
-});
+export const inviteCodeSchema = documented(
+  z.string("informe o código ou o link do convite").transform((s, ctx) => {
+    const code = s
+      .trim()
+      .replace(/^https?:\/\/chat\.whatsapp\.com\/(invite\/)?/i, "")
+      .replace(/[/?#].*$/, "");
+    if (!/^[A-Za-z0-9]{6,40}$/.test(code)) {
+      ctx.addIssue({ code: "custom", message: "código de convite inválido" });
+      return z.NEVER;
+    }
+    return code;
+  }),
+  { pattern: DOC_PATTERNS.invite },
+);
 
 export const createGroupBody = z.object({
   subject: z

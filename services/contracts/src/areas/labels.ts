@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizeChatId } from "../chat-id.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { ApiError } from "../errors.ts";
 import { defineOps } from "../ops.ts";
 
@@ -107,22 +108,25 @@ export const labelIdSchema = z
  * `{chatId}` of the label routes: a person (number, `@c.us`, `@lid`) or a group (`@g.us`); channels
  * and the status chat carry no labels.
  */
-export const labelChatIdSchema = z
-  .string("informe o chatId")
-  .max(200)
-  .transform((raw, ctx) => {
-    const id = normalizeChatId(raw);
-    if (!id || !/@(c\.us|lid|g\.us)$/.test(id)) {
-      ctx.addIssue({
-        code: "custom",
-        message:
-          "chatId inválido: etiquetas se aplicam a conversas com pessoas (número, @c.us, @lid) ou grupos (@g.us)",
-      });
-      return z.NEVER;
-    }
-    return id;
-  })
-  .meta({ description: "Number with country and area code, `<digits>@c.us`, `<id>@lid` or `<id>@g.us`" });
+export const labelChatIdSchema = documented(
+  z
+    .string("informe o chatId")
+    .max(200)
+    .transform((raw, ctx) => {
+      const id = normalizeChatId(raw);
+      if (!id || !/@(c\.us|lid|g\.us)$/.test(id)) {
+        ctx.addIssue({
+          code: "custom",
+          message:
+            "chatId inválido: etiquetas se aplicam a conversas com pessoas (número, @c.us, @lid) ou grupos (@g.us)",
+        });
+        return z.NEVER;
+      }
+      return id;
+    }),
+  { pattern: DOC_PATTERNS.personOrGroup },
+  { description: "Number with country and area code, `<digits>@c.us`, `<id>@lid` or `<id>@g.us`" },
+);
 
 // --- the resource (spec 2.10) ----------------------------------------------------------------------
 

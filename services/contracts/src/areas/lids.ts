@@ -30,10 +30,14 @@ export const lidsListQuery = z.object({
 });
 
 export const lidParam = z.object({
-  lid: z
-    .string()
-    .transform((s) => s.trim().replace(/@lid$/, ""))
-    .pipe(z.string().regex(/^\d{1,30}$/, "lid: `<id>@lid` ou só os dígitos")),
+  lid: documented(
+    z
+      .string()
+      .transform((s) => s.trim().replace(/@lid$/, ""))
+      .pipe(z.string().regex(/^\d{1,30}$/, "lid: `<id>@lid` ou só os dígitos")),
+    { type: "string", pattern: DOC_PATTERNS.lid },
+    { description: "`<id>@lid` or the bare digits" },
+  ),
 });
 
 export const pnParam = z.object({

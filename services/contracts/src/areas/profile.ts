@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
-import { fileSchema } from "../file.ts";
+import { documented } from "../doc-patterns.ts";
+import { FILE_ONE_OF, fileObject } from "../file.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -37,7 +38,13 @@ export const profileStatusBody = z.object({
 });
 
 export const profilePictureBody = z.object({
-  file: fileSchema.meta({ description: "JPEG or PNG (spec 2.5 file object), up to 5 MB" }),
+  // The file object with its own description and the route's types; given through `documented`
+  // (a `.meta()` on the registered File schema rendered its override as an unknown keyword).
+  file: documented(
+    fileObject,
+    { ...FILE_ONE_OF, allOf: [{ properties: { mimetype: { enum: [...PROFILE_PICTURE_TYPES] } } }] },
+    { description: "JPEG or PNG (spec 2.5 file object), up to 5 MB" },
+  ),
 });
 
 // --- the API's resource (spec 2.10) ------------------------------------------------------------

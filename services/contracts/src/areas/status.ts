@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizePersonId } from "../chat-id.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { fileSchema } from "../file.ts";
 import { defineOps } from "../ops.ts";
 import { MESSAGE_KEY_RE } from "../send.ts";
@@ -25,7 +26,9 @@ const HEX_COLOR = /^#?(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$/;
 
 const audience = z
   .array(
-    z.string("cada contato: número com DDI e DDD, ou um id @c.us / @lid").min(1).max(200),
+    documented(z.string("cada contato: número com DDI e DDD, ou um id @c.us / @lid").min(1).max(200), {
+      pattern: DOC_PATTERNS.person,
+    }),
     "contacts deve ser uma lista de números ou ids",
   )
   .min(1, "contacts vazio: omita o campo para usar o público padrão")
@@ -74,7 +77,7 @@ export const statusBodies = {
       .number("informe font (número da fonte)")
       .int("font deve ser um número inteiro")
       .refine((f) => (STATUS_FONTS as readonly number[]).includes(f), `font: use ${STATUS_FONTS.join(", ")}`)
-      .meta({ description: `The network's font: ${STATUS_FONTS.join(", ")}` }),
+      .meta({ description: `The network's font: ${STATUS_FONTS.join(", ")}`, override: { enum: [...STATUS_FONTS] } }),
     linkPreview: z.boolean().optional(),
     linkPreviewHighQuality: z.boolean().optional(),
   }),
@@ -95,12 +98,11 @@ export const statusBodies = {
   }),
   delete: z.object({
     contacts: audience,
-    id: z
-      .string("informe o id do status a apagar")
-      .trim()
-      .max(400)
-      .optional()
-      .meta({ description: "The post to delete: the `id` its publication answered (or the bare network id)" }),
+    id: documented(
+      z.string("informe o id do status a apagar").trim().max(400).optional(),
+      { pattern: "^(true_status@broadcast_)?[A-Za-z0-9-]{4,128}$" },
+      { description: "The post to delete: the `id` its publication answered (or the bare network id)" },
+    ),
   }),
 } as const;
 export type StatusRoute = Exclude<keyof typeof statusBodies, "delete">;

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chatFields, requireChat, successSchema } from "@gw/contracts";
+import { CHAT_REQUIRED, chatFields, requireChat, successSchema } from "@gw/contracts";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -28,6 +28,7 @@ export const chatBasicsRouter = router({
   typingStart: instanceProcedure
     .meta({
       auth: "instance",
+      bodyRules: CHAT_REQUIRED,
       errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
       openapi: {
         method: "POST",
@@ -47,6 +48,7 @@ export const chatBasicsRouter = router({
   typingStop: instanceProcedure
     .meta({
       auth: "instance",
+      bodyRules: CHAT_REQUIRED,
       errors: ["instance_not_connected", "network_unavailable", "network_timeout"],
       openapi: {
         method: "POST",

@@ -1,6 +1,8 @@
 import {
   ApiError,
   chatIdSchema,
+  DOC_PATTERNS,
+  documented,
   type ErrorCode,
   type Instance,
   NETWORK_ID_RE,
@@ -58,12 +60,11 @@ const chatIdPath = z.object({
   chatId: chatIdSchema,
 });
 
-const messageIdPath = z
-  .string("informe o messageId")
-  .trim()
-  .min(1, "informe o messageId")
-  .max(300, "messageId longo demais")
-  .meta({ description: "`{fromMe}_{chat}_{id}[_{participant}]`, or the network's bare id" });
+const messageIdPath = documented(
+  z.string("informe o messageId").trim().min(1, "informe o messageId").max(300, "messageId longo demais"),
+  { pattern: DOC_PATTERNS.message },
+  { description: "`{fromMe}_{chat}_{id}[_{participant}]`, or the network's bare id" },
+);
 
 /** Chat ids of a filter, normalized; a wrong one is a 422 on `field`. */
 function chatIds(raw: string[] | undefined, field: string): string[] | undefined {
@@ -302,7 +303,14 @@ export const chatsRouter = router({
           offset,
           merge: z.boolean("merge: use true ou false").optional(),
         }),
-        filter: z.object({ ids: z.array(z.string()).max(CHATS_PAGE_MAX).optional() }).optional(),
+        filter: z
+          .object({
+            ids: z
+              .array(documented(z.string(), { pattern: DOC_PATTERNS.chat }))
+              .max(CHATS_PAGE_MAX)
+              .optional(),
+          })
+          .optional(),
       }),
     )
     .output(z.array(chatOverviewSchema))
@@ -355,7 +363,7 @@ export const chatsRouter = router({
         "filter.timestamp.lte": z.coerce.number("filter.timestamp.lte deve ser um número").int().optional(),
         "filter.timestamp.gte": z.coerce.number("filter.timestamp.gte deve ser um número").int().optional(),
         "filter.fromMe": queryBool("filter.fromMe").optional(),
-        "filter.ack": z.string().optional(),
+        "filter.ack": documented(z.string(), { pattern: DOC_PATTERNS.ack }).optional(),
       }),
     )
     .output(z.array(chatMessageSchema))
@@ -452,7 +460,10 @@ export const chatsRouter = router({
         text: z.string("informe o text").min(1, "informe o text"),
         linkPreview: z.boolean("linkPreview: use true ou false").optional(),
         linkPreviewHighQuality: z.boolean("linkPreviewHighQuality: use true ou false").optional(),
-        mentions: z.array(z.string()).max(1024).optional(),
+        mentions: z
+          .array(documented(z.string(), { pattern: DOC_PATTERNS.person }))
+          .max(1024)
+          .optional(),
       }),
     )
     .output(successSchema)

@@ -2,9 +2,13 @@ import {
   ApiError,
   CHAT_PRESENCES,
   chatOf,
+  chatRequiredUnless,
+  DOC_PATTERNS,
+  documented,
   type ErrorCode,
   normalizeChatId,
   PRESENCE_TO_NETWORK,
+  PRESENCE_VALUES,
   type PresenceEntry,
   presenceBody,
   presenceEntrySchema,
@@ -25,10 +29,11 @@ const route = (
   method: "GET" | "POST",
   path: string,
   summary: string,
-  opts: { description?: string; errors?: ErrorCode[] } = {},
+  opts: { description?: string; errors?: ErrorCode[]; bodyRules?: Record<string, unknown> } = {},
 ) =>
   instanceProcedure.meta({
     auth: "instance",
+    ...(opts.bodyRules ? { bodyRules: opts.bodyRules } : {}),
     errors: opts.errors ?? NETWORK,
     openapi: {
       method,
@@ -49,11 +54,11 @@ function presenceChat(raw: string | null): string | null {
 }
 
 const chatPath = z.object({
-  chatId: z
-    .string("informe o chatId")
-    .min(1, "informe o chatId")
-    .max(200)
-    .meta({ description: "Number with country and area code, `<id>@c.us`, `<id>@lid` or `<id>@g.us`" }),
+  chatId: documented(
+    z.string("informe o chatId").min(1, "informe o chatId").max(200),
+    { pattern: DOC_PATTERNS.personOrGroup },
+    { description: "Number with country and area code, `<id>@c.us`, `<id>@lid` or `<id>@g.us`" },
+  ),
 });
 
 function pathChat(raw: string): string {
@@ -100,6 +105,10 @@ export const presenceRouter = router({
       "stays as set across reconnections. `offline` also stops the account from marking chats as read " +
       "(POST /messages/seen and /chats/{chatId}/messages/read send nothing) until it is set `online`. " +
       "`typing`/`recording`/`paused`: in the chat given (required).",
+    bodyRules: chatRequiredUnless(
+      "presence",
+      PRESENCE_VALUES.filter((p) => !CHAT_PRESENCES.has(p)),
+    ),
   })
     .input(presenceBody)
     .output(successSchema)
