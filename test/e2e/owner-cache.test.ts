@@ -46,9 +46,10 @@ it("a send reaches the new owner when the remembered one let go of the instance"
   await expectJson(await send("antes"), 201); // the gateway now remembers the first pod
 
   // A second pod comes up; the first lets go of its instances but keeps serving (as during a
-  // handover), and the second takes the instance over. The first leaves the stored status as it
-  // was (WORKING): the handover is over at the next session.status WORKING, the second pod's.
-  const before = (await c.statuses(a.id)).length;
+  // handover), and the second takes the instance over. The status stays WORKING throughout (no
+  // session.status: docs/lifecycle.md, "Handover"): the handover is over when simnet shows the
+  // second pod's connection open.
+  const before = await c.statuses(a.id);
   const second = await startSessionRole(c.platform.config, c.platform, createLogger("silent"));
   pods.push(second);
   await first!.manager.close();
@@ -56,7 +57,15 @@ it("a send reaches the new owner when the remembered one let go of the instance"
   const deadline = Date.now() + 10_000;
   while (second.manager.size === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   expect(second.manager.size).toBe(1);
-  await c.waitForStatuses(a.id, before, (after) => after.includes("WORKING"));
+  const openOnSecond = async () => {
+    const { connections } = await expectJson<{ connections: { instanceId: string; pod: string; state: string }[] }>(
+      await c.sim("GET", "/simnet/connections"),
+    );
+    return connections.some((x) => x.instanceId === a.id && x.pod === second.podId && x.state === "open");
+  };
+  while (!(await openOnSecond()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(await openOnSecond()).toBe(true);
+  expect(await c.statuses(a.id)).toEqual(before);
   await c.waitForStatus(a.id, "WORKING");
   expect(await c.platform.leases.owner(a.id)).toMatchObject({ podId: second.podId });
 

@@ -89,6 +89,12 @@ export const configSchema = z.object({
   AUTH_STATE_KEY: z.string().optional(),
   /** How long the gateway waits for an instance's owner to appear before answering 503. */
   OWNER_WAIT_MS: z.coerce.number().int().min(0).default(2_000),
+  /**
+   * Graceful handover (docs/lifecycle.md): how long an instance taken over WORKING stays WORKING
+   * while its new owner reconnects, sends meanwhile waiting for the connection; also how long a
+   * pod letting go of an instance lets the sends under way on it finish.
+   */
+  HANDOVER_SEND_WAIT_MS: z.coerce.number().int().min(0).default(5_000),
   /** The simulated network, for instances with provider `sim`. */
   SIMNET_URL: z.string().default("ws://127.0.0.1:8090"),
   /** Baileys: the protocol version to claim ("2,3000,1023223821"); default the bundled one. */

@@ -40,7 +40,10 @@ export function createSessionClient(url: string, secret: string): SessionApi {
       });
       const text = await res.body.text();
       return { status: res.statusCode, body: text ? JSON.parse(text) : {} };
-    } catch {
+    } catch (err) {
+      // Refused: the call never reached a pod (one that exited after handing its instances
+      // over), nothing was done; the gateway asks the instance's owner again (directory.ts).
+      if ((err as { code?: string }).code === "ECONNREFUSED") throw new NotHeldHere();
       throw unavailable();
     }
   };

@@ -5,6 +5,8 @@ import type { SessionApi, SessionManager } from "./manager.ts";
 import { NotHeldHere } from "./not-held.ts";
 
 const POD_URL_CACHE_MS = 5_000;
+/** A pod that let go of an instance and still holds its lease releases it within moments. */
+const NOT_HELD_PAUSE_MS = 50;
 
 /** Every operation of {@link SessionApi}; each takes the instance id first. */
 const OPERATIONS = [
@@ -114,31 +116,49 @@ export class SessionDirectory {
   }
 
   /**
-   * `api` with every operation made once more on a fresh lookup when its pod does not hold the
+   * `api` with every operation made again on a fresh lookup when its pod does not hold the
    * instance (nothing was done: safe to repeat); a pod that cannot be reached is forgotten.
    */
   private routed(api: SessionApi): SessionApi {
     let routed = this.wrapped.get(api);
     if (routed) return routed;
-    const ops = api as unknown as Record<string, Operation>;
     const out: Record<string, Operation> = {};
-    for (const op of OPERATIONS) {
-      out[op] = (instanceId, ...rest) =>
-        ops[op]!.call(api, instanceId, ...rest).catch(async (err: unknown) => {
-          if (err instanceof NotHeldHere) {
-            this.owners.forget(instanceId);
-            const fresh = (await this.known(instanceId)) as unknown as Record<string, Operation>;
-            return fresh[op]!.call(fresh, instanceId, ...rest);
-          }
-          if (err instanceof ApiError && (err.code === "network_unavailable" || err.code === "network_timeout")) {
-            this.owners.forget(instanceId);
-          }
-          throw err;
-        });
-    }
+    for (const op of OPERATIONS) out[op] = (instanceId, ...rest) => this.call(api, op, instanceId, rest);
     routed = out as unknown as SessionApi;
     this.wrapped.set(api, routed);
     return routed;
+  }
+
+  /**
+   * One operation on the owner, asked again while the pod asked does not hold the instance: a
+   * pod letting go of it on a handover refuses before its lease is released, so the fresh
+   * lookup may name it once more; it is then asked again after a short pause, until
+   * OWNER_WAIT_MS has passed (then the refusal's 503). A different owner is always asked.
+   */
+  private async call(api: SessionApi, op: (typeof OPERATIONS)[number], instanceId: string, rest: unknown[]) {
+    const until = Date.now() + this.config.OWNER_WAIT_MS;
+    let current = api;
+    for (;;) {
+      try {
+        return await (current as unknown as Record<string, Operation>)[op]!.call(current, instanceId, ...rest);
+      } catch (err) {
+        if (err instanceof NotHeldHere) {
+          this.owners.forget(instanceId);
+          const fresh = await this.known(instanceId);
+          if (fresh === current) {
+            if (Date.now() >= until) throw err;
+            await new Promise((r) => setTimeout(r, NOT_HELD_PAUSE_MS));
+            this.owners.forget(instanceId);
+            current = await this.known(instanceId);
+          } else current = fresh;
+          continue;
+        }
+        if (err instanceof ApiError && (err.code === "network_unavailable" || err.code === "network_timeout")) {
+          this.owners.forget(instanceId);
+        }
+        throw err;
+      }
+    }
   }
 
   /** Asks session pods to reconcile now (after start/stop) instead of at their next tick. */

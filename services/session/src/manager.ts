@@ -38,6 +38,7 @@ import {
 import { onIncomingCall } from "./events/calls.ts";
 import { avatarLinks, recordAck, recordInbound } from "./events/record.ts";
 import { sentEvent } from "./events/sent.ts";
+import { InFlight, Resume } from "./handover.ts";
 import { NotHeldHere } from "./not-held.ts";
 import { providerRecords } from "./provider-records.ts";
 import type { Picture, ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
@@ -57,6 +58,10 @@ interface Held {
    * whether or not Redis could tell it that the lease is lost (Redis unreachable).
    */
   validUntil: number;
+  /** Taken over WORKING and not reconnected yet (handover.ts); null once it ended. */
+  resume: Resume | null;
+  /** Sends under way on its connection, let finish before it closes (handover.ts). */
+  inflight: InFlight;
 }
 
 /** How long a provider event is retried while Redis is unreachable before it is given up. */
@@ -66,6 +71,8 @@ export interface SessionManagerOptions {
   podId: string;
   url: string;
   capacity: number;
+  /** HANDOVER_SEND_WAIT_MS: the resume window of a taken-over instance and the drain limit. */
+  handoverSendWaitMs: number;
   authStateKey: string;
   providers: Partial<Record<Provider, ProviderFactory>>;
   log: Logger;
@@ -281,8 +288,35 @@ export class SessionManager implements SessionApi {
       chain: Promise.resolve(),
       closed: false,
       validUntil: acquireStart + this.platform.leases.ttlMs,
+      resume: null,
+      inflight: new InFlight(),
       session: undefined as unknown as ProviderSession,
     };
+    const emit = (event: ProviderEvent) => {
+      // Resuming: its reconnection is not news (the status stays WORKING); anything else ends it.
+      // Decided as the provider reports, not in the chain: a window that runs out after the
+      // connection opened must not write its STARTING after the WORKING.
+      if (event.type === "status" && held.resume?.active) {
+        if (event.status === "STARTING") {
+          held.resume.holdBack(event.status, event.reason ?? null);
+          return;
+        }
+        held.resume.end();
+      }
+      held.chain = held.chain
+        .then(() => this.applyEvent(instanceId, held, event))
+        .catch((err) => {
+          if (err instanceof StaleLeaseError) this.drop(instanceId, "stale lease");
+          else log.error({ err, event: event.type }, "applying a provider event failed");
+        });
+    };
+    // Its previous owner let go of it (or died) while it was WORKING: it resumes (handover.ts),
+    // and a window that runs out writes the status the provider reported meanwhile.
+    if (instance.connectionStatus === "WORKING") {
+      held.resume = new Resume(this.opts.handoverSendWaitMs, ({ status, reason }) =>
+        emit({ type: "status", status, ...(reason ? { reason } : {}) }),
+      );
+    }
     held.session = factory({
       instance,
       podId: this.opts.podId,
@@ -297,14 +331,7 @@ export class SessionManager implements SessionApi {
         learn: (lid, phone) => this.platform.identity.learn(instanceId, lid, phone),
       },
       records: providerRecords(this.platform, instanceId),
-      emit: (event) => {
-        held.chain = held.chain
-          .then(() => this.applyEvent(instanceId, held, event))
-          .catch((err) => {
-            if (err instanceof StaleLeaseError) this.drop(instanceId, "stale lease");
-            else log.error({ err, event: event.type }, "applying a provider event failed");
-          });
-      },
+      emit,
     });
     this.held.set(instanceId, held);
     log.info("instance acquired");
@@ -415,6 +442,7 @@ export class SessionManager implements SessionApi {
     const held = this.held.get(instanceId);
     if (!held) return;
     held.closed = true;
+    held.resume?.end();
     this.held.delete(instanceId);
     this.opts.log.warn({ instanceId, why }, "dropping instance");
     held.session.stop().catch(() => {});
@@ -449,6 +477,10 @@ export class SessionManager implements SessionApi {
   }
 
   private async letGo(instanceId: string, held: Held, opts: { status?: ConnectionStatus; keepStatus?: boolean }) {
+    held.resume?.end(); // its waiting sends find it gone and go to the next owner
+    // Sends already on the network finish first (bounded): closing under them would fail them
+    // with nothing known of whether they went out. New ones find it gone (out of `held`).
+    await held.inflight.idle(this.opts.handoverSendWaitMs);
     await held.session.stop().catch(() => {});
     await held.chain;
     held.closed = true;
@@ -468,6 +500,30 @@ export class SessionManager implements SessionApi {
     return held;
   }
 
+  /**
+   * {@link need}, once the connection is up when the instance is resuming from a handover: waits
+   * for it at most until the resume window ends (handover.ts), then lets the provider answer as
+   * it does (`instance_not_connected` when it is still not open). An instance let go of
+   * meanwhile is not held here: the gateway asks its next owner ({@link NotHeldHere}).
+   */
+  private async ready(instanceId: string): Promise<Held> {
+    const held = this.need(instanceId);
+    if (!held.resume?.active) return held;
+    await held.resume.wait();
+    if (this.held.get(instanceId) !== held) throw new NotHeldHere();
+    return held;
+  }
+
+  /**
+   * A network operation counted as under way (a release lets it finish); refused as not held
+   * when the instance was let go of since the operation began: nothing was sent, so the gateway
+   * may ask the next owner.
+   */
+  private onNetwork<T>(instanceId: string, held: Held, fn: () => Promise<T>): Promise<T> {
+    if (this.held.get(instanceId) !== held) return Promise.reject(new NotHeldHere());
+    return held.inflight.run(fn);
+  }
+
   // --- SessionApi ------------------------------------------------------------------------
 
   async stop(instanceId: string): Promise<void> {
@@ -477,6 +533,7 @@ export class SessionManager implements SessionApi {
 
   async restart(instanceId: string): Promise<void> {
     const held = this.need(instanceId);
+    held.resume?.end(); // a restart asked for is news: its statuses are written
     await held.session.stop();
     await held.session.start();
   }
@@ -540,7 +597,7 @@ export class SessionManager implements SessionApi {
     content: OutboundContent,
     options: SendOptions = {},
   ): Promise<SendResult> {
-    const held = this.need(instanceId);
+    const held = await this.ready(instanceId);
     const { messages, identity, mediaLinks } = this.platform;
     if (options.id) {
       // A message already sent under this id: the same send again answers what it answered
@@ -553,7 +610,7 @@ export class SessionManager implements SessionApi {
         throw new ApiError("validation_error", "Campos inválidos.", { id: "este id já foi usado por outra mensagem" });
       }
     }
-    const raw = await held.session.send(chatId, content, options);
+    const raw = await this.onNetwork(instanceId, held, () => held.session.send(chatId, content, options));
     // Spec 1 rule 3: a lid whose number is known is shown as the number (the lid in chatLid).
     const sentTo = raw.chatId || chatId;
     const shown = (await identity.rewrite(instanceId, sentTo)) ?? sentTo;
@@ -614,7 +671,7 @@ export class SessionManager implements SessionApi {
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {
-    const found = await this.need(instanceId).session.checkExists(phone);
+    const found = await (await this.ready(instanceId)).session.checkExists(phone);
     // What the number check reveals about privacy ids is kept (spec 1 rule 3).
     if (found.exists && found.lid && found.chatId) {
       await this.platform.identity.learn(instanceId, found.lid, found.chatId.split("@")[0]!).catch(() => {});

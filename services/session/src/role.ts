@@ -113,6 +113,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     podId,
     url,
     capacity: config.SESSION_CAPACITY,
+    handoverSendWaitMs: config.HANDOVER_SEND_WAIT_MS,
     authStateKey: config.AUTH_STATE_KEY,
     providers,
     log: log.child({ role: "session", podId }),

@@ -147,6 +147,7 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     connections: state.connections.size,
     outageUntil: state.faults.outageUntil > Date.now() ? new Date(state.faults.outageUntil).toISOString() : null,
     slowMs: state.faults.slowMs,
+    openDelayMs: state.faults.openDelayMs,
     rateLimitSends: state.faults.rateLimitSends,
   }));
 
@@ -190,6 +191,14 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     const { ms } = parse(z.object({ ms: z.number().int().min(0).max(600_000) }), req.body);
     state.faults.slowMs = ms;
     return { slowMs: ms };
+  });
+
+  // A device's session opens this long after its hello (a slow handshake): the window in which
+  // an instance's new owner holds its lease but not yet its connection.
+  app.post("/simnet/faults/slow-open", async (req) => {
+    const { ms } = parse(z.object({ ms: z.number().int().min(0).max(600_000) }), req.body);
+    state.faults.openDelayMs = ms;
+    return { openDelayMs: ms };
   });
 
   app.post("/simnet/faults/rate-limit", async (req) => {

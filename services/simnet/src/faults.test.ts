@@ -89,6 +89,19 @@ describe("slow", () => {
   });
 });
 
+describe("slow-open", () => {
+  it("opens a device's session only after the delay; requests meanwhile answer not_open", async () => {
+    const a = await pair("5511988880010", "ia");
+    await a.client.close();
+    expect((await net.control.post("/simnet/faults/slow-open", { ms: 400 })).body).toEqual({ openDelayMs: 400 });
+    const again = await connect({ instanceId: "ia", creds: a.creds });
+    await expect(again.request("me")).rejects.toMatchObject({ code: "not_open" });
+    expect((await again.next("open")).me.phone).toBe("5511988880010");
+    expect(await again.request("me")).toMatchObject({ phone: "5511988880010" });
+    await net.control.post("/simnet/faults/slow-open", { ms: 0 });
+  });
+});
+
 describe("rate-limit", () => {
   const send = (c: SimClient, text: string) =>
     c.request("send", { to: "5511988880099", message: { type: "text", text } });

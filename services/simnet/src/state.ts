@@ -174,6 +174,8 @@ export class SimnetState {
     outageUntil: 0,
     outageTimer: null as NodeJS.Timeout | null,
     slowMs: 0,
+    /** A device's session opens this long after its hello: a slow handshake, for handover tests. */
+    openDelayMs: 0,
     rateLimitSends: 0,
     rateLimitedPhones: new Map<string, number>(),
   };
@@ -395,6 +397,13 @@ export class SimnetState {
     this.pairingCodes.clear();
     this.pairingAttempts.clear();
     this.stats = newStats();
-    this.faults = { outageUntil: 0, outageTimer: null, slowMs: 0, rateLimitSends: 0, rateLimitedPhones: new Map() };
+    this.faults = {
+      outageUntil: 0,
+      outageTimer: null,
+      slowMs: 0,
+      openDelayMs: 0,
+      rateLimitSends: 0,
+      rateLimitedPhones: new Map(),
+    };
   }
 }

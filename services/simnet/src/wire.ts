@@ -114,6 +114,10 @@ export function attachWire(app: FastifyInstance, state: SimnetState) {
 
   const protocolError = (conn: Connection, message: string) => closeConnection(state, conn, "protocol_error", message);
 
+  // Connections whose hello was accepted and whose session opens after `openDelayMs`: their
+  // requests are answered `not_open`, as on a connection that is still authenticating.
+  const opening = new WeakSet<Connection>();
+
   const onHello = (conn: Connection, hello: z.output<typeof helloFrameSchema>) => {
     state.cancel(conn.helloTimer);
     conn.helloTimer = null;
@@ -143,6 +147,15 @@ export function attachWire(app: FastifyInstance, state: SimnetState) {
       closeConnection(state, conn, "bad_credentials", "wrong device secret");
       return;
     }
+    if (state.faults.openDelayMs > 0) {
+      opening.add(conn);
+      state.later(state.faults.openDelayMs, () => {
+        opening.delete(conn);
+        if (conn.state === "hello" && state.devices.get(device.deviceId) === device)
+          openDevice(state, conn, device, acc);
+      });
+      return;
+    }
     openDevice(state, conn, device, acc);
   };
 
@@ -167,10 +180,10 @@ export function attachWire(app: FastifyInstance, state: SimnetState) {
     }
     const frame = parsed.data;
     if (frame.type === "hello") {
-      if (conn.state !== "hello") return protocolError(conn, "hello was already sent");
+      if (conn.state !== "hello" || opening.has(conn)) return protocolError(conn, "hello was already sent");
       return onHello(conn, frame);
     }
-    if (conn.state === "hello") return protocolError(conn, "the first frame must be hello");
+    if (conn.state === "hello" && !opening.has(conn)) return protocolError(conn, "the first frame must be hello");
     if (frame.type === "logout") {
       const device = conn.deviceId ? state.devices.get(conn.deviceId) : undefined;
       if (conn.state === "open" && device) logoutDevices(state, [device], "this device logged out");
