@@ -67,7 +67,7 @@ beforeAll(async () => {
 afterAll(() => cl?.close(), 60_000);
 
 describe("kill -9 of a session pod", () => {
-  it("moves its instances to the other pod, never owned by both, 503 with Retry-After in the gap", async () => {
+  it("moves its instances to the other pod, never owned by both; requests in the gap wait for the new owner or answer 503 with Retry-After", async () => {
     const before = await openConnections();
     const onA = before.filter((c) => c.pod === "pod-a").map((c) => c.instanceId);
     expect(onA.length).toBeGreaterThan(0); // rendezvous hashing spread them
@@ -106,7 +106,10 @@ describe("kill -9 of a session pod", () => {
       }
       if (a.status === 422) expect(a.code).toBe("instance_not_connected");
     }
-    expect(answers.some((a) => a.status === 503)).toBe(true);
+    // A request to the dead pod is refused at connect (nothing sent), so the gateway asks again
+    // until the new owner answers (OWNER_WAIT_MS, docs/lifecycle.md "Handover"); a 503 comes only
+    // when none answers in time, which depends on the machine's speed: not asserted either way.
+    expect(answers.some((a) => a.status === 200)).toBe(true);
 
     const stats = await cl.sim<Stats>("GET", "/simnet/stats");
     expect(stats.instanceOverlaps).toBe(0);
