@@ -15,20 +15,28 @@
 //
 // Printed: per run its median send/skeleton and CPU per 2xx send answer (µs: all processes, and
 // gateway + pod, + simnet); per pair B/A of each; then per side the range and median, and the
-// median of the pairs' B/A. Every run's full output is kept under .local/bench/pair-<time>/.
+// median of the pairs' B/A; also a send's CPU over the skeleton's CPU in the same round (the
+// machine's load inflates both alike). Every run's full output is kept under
+// .local/bench/pair-<time>/ (`--summarize <that dir>` prints the figures again).
 import { spawn, spawnSync } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const runs = Number(process.env.PAIR_RUNS ?? 2);
-const [argA, argB = "."] = process.argv.slice(2);
+const summarize = process.argv[2] === "--summarize";
+const [argA, argB = "."] = process.argv.slice(summarize ? 3 : 2);
 if (!argA) {
-  console.error("usage: node bench/support/send-pair.mjs <revision|dir> [<revision|dir>]  (PAIR_RUNS, PAIR_ENV_A/B)");
+  console.error(
+    "usage: node bench/support/send-pair.mjs <revision|dir> [<revision|dir>]  (PAIR_RUNS, PAIR_ENV_A/B)\n" +
+      "       node bench/support/send-pair.mjs --summarize <.local/bench/pair-…>  (the figures of a finished pair run again)",
+  );
   process.exit(2);
 }
-const outDir = join(ROOT, ".local", "bench", `pair-${new Date().toISOString().replace(/[:.]/g, "-")}`);
+const outDir = summarize
+  ? resolve(argA)
+  : join(ROOT, ".local", "bench", `pair-${new Date().toISOString().replace(/[:.]/g, "-")}`);
 mkdirSync(outDir, { recursive: true });
 
 function git(...args) {
@@ -60,33 +68,49 @@ const envWords = (s) =>
       .map((w) => [w.slice(0, w.indexOf("=")), w.slice(w.indexOf("=") + 1)]),
   );
 
-const sides = {
-  A: { ...treeOf(argA), env: envWords(process.env.PAIR_ENV_A) },
-  B: { ...treeOf(argB), env: envWords(process.env.PAIR_ENV_B) },
+const sides = summarize
+  ? { A: { label: "A" }, B: { label: "B" } }
+  : {
+      A: { ...treeOf(argA), env: envWords(process.env.PAIR_ENV_A) },
+      B: { ...treeOf(argB), env: envWords(process.env.PAIR_ENV_B) },
+    };
+
+const med = (xs) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
 };
 
-/** The figures of one `bench/send.mjs` output. */
-function parse(text) {
-  const skel = /ratio send\/skeleton: ([\d., ]+), median ([\d.]+)/.exec(text);
-  const perAnswer = [...text.matchAll(/cpu per 2xx answer, send \([^)]*\)[^:]*: (\d+) µs \(([^)]*)\)/g)].map((m) => {
+/** A `cpu per 2xx answer, <title>: N µs (part n, …)` line's total and parts. */
+function cpuLines(text, title) {
+  const re = new RegExp(`cpu per 2xx answer, ${title}[^:]*: (\\d+) µs \\(([^)]*)\\)`, "g");
+  return [...text.matchAll(re)].map((m) => {
     const parts = Object.fromEntries(
       m[2].split(", ").map((p) => {
         const i = p.lastIndexOf(" ");
         return [p.slice(0, i), Number(p.slice(i + 1))];
       }),
     );
-    return { total: Number(m[1]), gwPod: (parts.gateway ?? 0) + (parts.pod ?? 0), simnet: parts.simnet ?? 0 };
+    return { total: Number(m[1]), parts };
   });
-  const med = (xs) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
-  };
+}
+
+/**
+ * The figures of one `bench/send.mjs` output. `ofSkelCpu`: a send's CPU over the skeleton's in
+ * the same round (the median of the rounds'): how much more than the architecture's minimum a
+ * send costs, a figure that the machine's load inflates on both sides alike.
+ */
+function parse(text) {
+  const skel = /ratio send\/skeleton: ([\d., ]+), median ([\d.]+)/.exec(text);
+  const sends = cpuLines(text, "send \\([^)]*\\)");
+  const skels = cpuLines(text, "skeleton");
   return {
     ofSkeleton: skel ? Number(skel[2]) : NaN,
     rounds: skel ? skel[1].split(",").map(Number) : [],
-    total: med(perAnswer.map((x) => x.total)),
-    gwPod: med(perAnswer.map((x) => x.gwPod)),
-    gwPodSim: med(perAnswer.map((x) => x.gwPod + x.simnet)),
+    total: med(sends.map((x) => x.total)),
+    gwPod: med(sends.map((x) => (x.parts.gateway ?? 0) + (x.parts.pod ?? 0))),
+    gwPodSim: med(sends.map((x) => (x.parts.gateway ?? 0) + (x.parts.pod ?? 0) + (x.parts.simnet ?? 0))),
+    skelCpu: med(skels.map((x) => x.total)),
+    ofSkelCpu: med(sends.map((x, i) => x.total / (skels[i]?.total ?? NaN))),
     invalid: /INVALID/.test(text),
     otherCores: [...text.matchAll(/other work on this machine used ([\d.]+) cores/g)].map((m) => Number(m[1])),
   };
@@ -127,58 +151,56 @@ function runOnce(side, n) {
 const fmt = (x, d = 3) => (Number.isFinite(x) ? x.toFixed(d) : "n/a");
 const line = (r) =>
   `${r.side} #${r.n}: send/skeleton ${fmt(r.ofSkeleton)} (rounds ${r.rounds.map((x) => fmt(x)).join(", ")}), ` +
-  `CPU per send ${fmt(r.total, 0)} µs, gateway+pod ${fmt(r.gwPod, 0)}, +simnet ${fmt(r.gwPodSim, 0)}` +
+  `CPU per send ${fmt(r.total, 0)} µs (${fmt(r.ofSkelCpu, 2)}× the skeleton's ${fmt(r.skelCpu, 0)}), ` +
+  `gateway+pod ${fmt(r.gwPod, 0)}, +simnet ${fmt(r.gwPodSim, 0)}` +
   `${r.otherCores.length ? `; other work ${r.otherCores.map((x) => x.toFixed(2)).join("/")} cores` : ""}${r.invalid ? " INVALID" : ""}`;
+const FIGURES = ["ofSkeleton", "total", "ofSkelCpu", "gwPod", "gwPodSim"];
+const ratios = (a, b) => Object.fromEntries(FIGURES.map((f) => [f, b[f] / a[f]]));
+const pairLine = (n, p) =>
+  `  pair ${n} B/A: send/skeleton ×${fmt(p.ofSkeleton)}, CPU per send ×${fmt(p.total)} ` +
+  `(over the skeleton's ×${fmt(p.ofSkelCpu)}), gateway+pod ×${fmt(p.gwPod)}, +simnet ×${fmt(p.gwPodSim)}`;
 
-console.log(`send-pair: A = ${sides.A.label}, B = ${sides.B.label}; ${runs} runs each, output in ${outDir}`);
 const results = [];
 const pairs = [];
-for (let n = 1; n <= runs; n++) {
-  const order = n % 2 ? ["A", "B"] : ["B", "A"];
-  const got = {};
-  for (const side of order) {
-    const r = await runOnce(side, n);
-    results.push(r);
-    got[side] = r;
-    console.log(line(r));
+if (summarize) {
+  const files = readdirSync(outDir).filter((f) => /^run-\d+-[AB]\.txt$/.test(f));
+  for (const f of files.sort()) {
+    const [, n, side] = /^run-(\d+)-([AB])/.exec(f);
+    results.push({ side, n: Number(n), ...parse(readFileSync(join(outDir, f), "utf8")) });
   }
-  const pair = {
-    ofSkeleton: got.B.ofSkeleton / got.A.ofSkeleton,
-    total: got.B.total / got.A.total,
-    gwPod: got.B.gwPod / got.A.gwPod,
-    gwPodSim: got.B.gwPodSim / got.A.gwPodSim,
-  };
-  pairs.push(pair);
-  console.log(
-    `  pair ${n} B/A: send/skeleton ×${fmt(pair.ofSkeleton)}, CPU per send ×${fmt(pair.total)}, ` +
-      `gateway+pod ×${fmt(pair.gwPod)}, +simnet ×${fmt(pair.gwPodSim)}`,
-  );
+  for (const r of results) console.log(line(r));
+  for (const n of [...new Set(results.map((r) => r.n))]) {
+    const a = results.find((r) => r.n === n && r.side === "A");
+    const b = results.find((r) => r.n === n && r.side === "B");
+    if (!a || !b) continue;
+    pairs.push(ratios(a, b));
+    console.log(pairLine(n, pairs.at(-1)));
+  }
+} else {
+  console.log(`send-pair: A = ${sides.A.label}, B = ${sides.B.label}; ${runs} runs each, output in ${outDir}`);
+  for (let n = 1; n <= runs; n++) {
+    const got = {};
+    for (const side of n % 2 ? ["A", "B"] : ["B", "A"]) {
+      const r = await runOnce(side, n);
+      results.push(r);
+      got[side] = r;
+      console.log(line(r));
+    }
+    pairs.push(ratios(got.A, got.B));
+    console.log(pairLine(n, pairs.at(-1)));
+  }
 }
-const med = (xs) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length ? (s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2) : NaN;
-};
 const range = (xs, d) => `${fmt(Math.min(...xs), d)}–${fmt(Math.max(...xs), d)} (median ${fmt(med(xs), d)})`;
 for (const side of ["A", "B"]) {
   const rs = results.filter((r) => r.side === side);
+  const of = (f) => rs.map((r) => r[f]);
   console.log(
-    `${side} (${sides[side].label}): send/skeleton ${range(
-      rs.map((r) => r.ofSkeleton),
-      3,
-    )}; CPU per send ${range(
-      rs.map((r) => r.total),
-      0,
-    )} µs; gateway+pod ${range(
-      rs.map((r) => r.gwPod),
-      0,
-    )}; +simnet ${range(
-      rs.map((r) => r.gwPodSim),
-      0,
-    )}`,
+    `${side} (${sides[side].label}): send/skeleton ${range(of("ofSkeleton"), 3)}; CPU per send ${range(of("total"), 0)} µs, ` +
+      `over the skeleton's ${range(of("ofSkelCpu"), 2)}; gateway+pod ${range(of("gwPod"), 0)}; +simnet ${range(of("gwPodSim"), 0)}`,
   );
 }
+const medOf = (f) => fmt(med(pairs.map((p) => p[f])));
 console.log(
-  `B/A, median of ${pairs.length} pairs: send/skeleton ×${fmt(med(pairs.map((p) => p.ofSkeleton)))}, ` +
-    `CPU per send ×${fmt(med(pairs.map((p) => p.total)))}, gateway+pod ×${fmt(med(pairs.map((p) => p.gwPod)))}, ` +
-    `+simnet ×${fmt(med(pairs.map((p) => p.gwPodSim)))}`,
+  `B/A, median of ${pairs.length} pairs: send/skeleton ×${medOf("ofSkeleton")}, CPU per send ×${medOf("total")} ` +
+    `(over the skeleton's ×${medOf("ofSkelCpu")}), gateway+pod ×${medOf("gwPod")}, +simnet ×${medOf("gwPodSim")}`,
 );
