@@ -12,6 +12,7 @@
 // stack (STACK_DIR, default this checkout's .local: both sides on the same Redis and Temporal).
 // PAIR_RUNS (2): runs per side. PAIR_ENV_A / PAIR_ENV_B: extra `NAME=value` words for one side
 // (two configs of one revision: `PAIR_ENV_B="BENCH_NODE_ARGS=--max-semi-space-size=16" … . .`).
+// PAIR_KEEP=1 keeps the worktrees it made (removed at the end otherwise).
 //
 // Printed: per run its median send/skeleton and CPU per 2xx send answer (µs: all processes, and
 // gateway + pod, + simnet); per pair B/A of each; then per side the range and median, and the
@@ -45,6 +46,9 @@ function git(...args) {
   return r.stdout.trim();
 }
 
+/** Worktrees this run made: removed at the end (PAIR_KEEP=1 keeps them for the next run). */
+const made = [];
+
 /** The tree a side runs from: a directory as given, or a revision's own worktree. */
 function treeOf(arg) {
   if (existsSync(resolve(arg)) && existsSync(join(resolve(arg), "bench", "send.mjs"))) {
@@ -54,6 +58,7 @@ function treeOf(arg) {
   const tree = join(ROOT, ".local", "pair", sha.slice(0, 12));
   if (!existsSync(join(tree, "bench", "send.mjs"))) {
     git("worktree", "add", "--detach", tree, sha);
+    made.push(tree);
     const r = spawnSync("pnpm", ["install", "--offline", "--frozen-lockfile"], { cwd: tree, stdio: "inherit" });
     if (r.status !== 0) throw new Error(`pnpm install in ${tree} failed`);
   }
@@ -204,3 +209,4 @@ console.log(
   `B/A, median of ${pairs.length} pairs: send/skeleton ×${medOf("ofSkeleton")}, CPU per send ×${medOf("total")} ` +
     `(over the skeleton's ×${medOf("ofSkelCpu")}), gateway+pod ×${medOf("gwPod")}, +simnet ×${medOf("gwPodSim")}`,
 );
+if (process.env.PAIR_KEEP !== "1") for (const tree of made) git("worktree", "remove", "--force", tree);
