@@ -30,6 +30,7 @@ export * from "./script-batch.ts";
 export * from "./sealed.ts";
 export * from "./secrets.ts";
 export * from "./trpc-errors.ts";
+export * from "./trpc-invoke.ts";
 export * from "./turn-batch.ts";
 export * from "./unavailable.ts";
 export * from "./url-guard.ts";

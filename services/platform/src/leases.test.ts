@@ -1,7 +1,9 @@
 // Leases on a real Redis: the guarantees the session manager relies on.
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { testEnv } from "../../../test/support/gateway.ts";
 import { loadConfig } from "./config.ts";
+import { rankPods } from "./leases.ts";
 import { createPlatform, type Platform } from "./platform.ts";
 
 let platform: Platform;
@@ -32,4 +34,15 @@ it("every acquisition has a new epoch; a stale one can neither renew nor release
   await leases.release("ilease00002", "pod-a", e1); // not ours: a no-op
   expect(await leases.owner("ilease00002")).toEqual({ podId: "pod-b", epoch: e2 });
   expect(await leases.renew("pod-b", new Map([["ilease00002", e2]]))).toEqual([]);
+});
+
+it("rendezvous ranking: the order of sha1(pod \\0 instance)'s first 32 bits, the same on every call", () => {
+  const pods = ["pod-a", "pod-b", "pod-c"].map((podId) => ({ podId }));
+  for (const id of ["iaaaaaaaaaaaaaaaaaaaaaaaa", "ibbbbbbbbbbbbbbbbbbbbbbbb", "iccccccccccccccccccccccccc"]) {
+    const w = (podId: string) => createHash("sha1").update(`${podId}\0${id}`).digest().readUInt32BE(0);
+    const expected = [...pods].sort((a, b) => w(b.podId) - w(a.podId)).map((p) => p.podId);
+    expect(rankPods(id, pods).map((p) => p.podId)).toEqual(expected);
+    expect(rankPods(id, pods).map((p) => p.podId)).toEqual(expected); // from the kept weights
+  }
+  expect(rankPods("ione", [{ podId: "pod-a" }])).toEqual([{ podId: "pod-a" }]);
 });

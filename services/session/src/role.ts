@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import type { Duplex } from "node:stream";
 import { ApiError } from "@gw/contracts";
 import type { Config, Logger, Platform } from "@gw/platform";
-import { apiErrorOf, secretMatches } from "@gw/platform";
+import { apiErrorOf, compileProcedure, type InvokeProcedure, secretMatches } from "@gw/platform";
 import Fastify from "fastify";
 import {
   type AnswerFrame,
@@ -47,20 +47,22 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   // `POST /rpc/<op>` calls the session router's procedure directly (a thin binding, like the
   // public REST one): tRPC's fetch adapter built a WHATWG Request and streams per call, ~25 % of
   // the pod's CPU per send in `pnpm bench send`.
-  const caller = () => {
-    if (!manager) throw new ApiError("network_unavailable", "Servidor de sessão iniciando.", undefined, 1);
-    callerOf ??= sessionRouter.createCaller({ api: manager });
-    return callerOf;
-  };
-  let callerOf: ReturnType<typeof sessionRouter.createCaller> | undefined;
+  // Each procedure compiled once (platform/trpc-invoke.ts): tRPC's caller proxy and its per-call
+  // spreads were a few per cent of the pod's CPU per send.
+  const procedures = new Map<string, InvokeProcedure<{ api: SessionManager }>>(
+    Object.entries(sessionRouter._def.procedures).map(([op, p]) => [op, compileProcedure(p, op)]),
+  );
+  let ctx: { api: SessionManager } | undefined;
   const authorized = (presented: string | string[] | undefined) =>
     typeof presented === "string" && secretMatches(presented, config.INTERNAL_SECRET);
   /** One operation: the status and body of its answer, the same over HTTP and the channel. */
   const run = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
-    if (!Object.hasOwn(sessionRouter._def.procedures, op)) return { status: 404, body: {} };
+    const invoke = procedures.get(op);
+    if (!invoke) return { status: 404, body: {} };
     try {
-      const fn = caller()[op as keyof typeof sessionRouter._def.procedures] as (input: unknown) => Promise<unknown>;
-      return { status: 200, body: { result: (await fn(input)) ?? null } };
+      if (!manager) throw new ApiError("network_unavailable", "Servidor de sessão iniciando.", undefined, 1);
+      ctx ??= { api: manager };
+      return { status: 200, body: { result: (await invoke(ctx, input)) ?? null } };
     } catch (err) {
       const api = apiErrorOf(err);
       if (!api) {
