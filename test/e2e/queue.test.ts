@@ -303,14 +303,15 @@ describe("delivery by the queue", () => {
     const sent = await sentTo(inst, to);
     expect(sent.map(textOf)).toEqual([...texts, "com delayTyping"]);
     const typing = (await presencesTo(inst, to)).filter((p) => p.state === "composing");
-    // Each send has a "composing" of its chat after the previous send and before itself, at
-    // least typingMs earlier.
+    // Each send has a "composing" of its chat after the previous send and before itself, about
+    // typingMs earlier. Both times are simnet's arrival times of two frames, and on a loaded machine
+    // the first can arrive tens of ms late: 80 % of typingMs still tells a wait from none.
     let prevSeq = 0;
     sent.forEach((m, i) => {
       const before = typing.filter((p) => p.seq > prevSeq && p.seq < m.seq);
       expect(before.length, `typing before "${textOf(m)}"`).toBeGreaterThanOrEqual(1);
       const last = before[before.length - 1]!;
-      expect(m.at - last.at, `typing time of "${textOf(m)}"`).toBeGreaterThanOrEqual(items[i]!.typingMs! - 5);
+      expect(m.at - last.at, `typing time of "${textOf(m)}"`).toBeGreaterThanOrEqual(items[i]!.typingMs! * 0.8);
       prevSeq = m.seq;
     });
   }, 90_000);
