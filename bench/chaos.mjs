@@ -100,20 +100,28 @@ export default async function chaos(args = []) {
     ]);
     log("load done: healing the receiver, letting the queue and webhook retries finish");
     receiver.heal();
-    const settleMs = short ? 60_000 : 120_000;
     const queueItems = await queueFinals(
       cluster.entryUrl,
       world,
       record.queued.filter((q) => q.status === 202),
-      settleMs,
     );
-    const events = await eventsSettled(cluster.entryUrl, world, receiver, settleMs);
+    log(
+      `queue: ${queueItems.pendingAtStart} items pending when the load stopped, drained in ${(queueItems.drainMs / 1000).toFixed(0)} s (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
+    );
+    // Webhook retries after the heal: the schedule's steps up to 30 s, twice over.
+    const events = await eventsSettled(cluster.entryUrl, world, receiver, short ? 60_000 : 120_000);
     const ownerStats = await owners.stop();
     const r = await reconcile({ cluster, world, record, receiver, events, queueItems, owners: ownerStats });
 
     out("");
     out(
       `sends: ${r.sends.total} immediate (${r.sends.ok} 2xx, ${r.sends.notOk} other, ${r.sends.retried} retried); queued ${r.queue.total} (${r.queue.accepted} accepted: ${r.queue.sent} sent, ${r.queue.failed} failed/expired, ${r.queue.stuck} not final); inbound ${r.inbound.total} (${r.inbound.delivered} delivered)`,
+    );
+    out(
+      `refused, not lost (final 4xx, never on the phone): immediate ${JSON.stringify(r.sends.refused)}, queued ${JSON.stringify(r.queue.refused)}; no final answer ${r.sends.unanswered}`,
+    );
+    out(
+      `queue drain: ${queueItems.pendingAtStart} pending when the load stopped, drain ended after ${(queueItems.drainMs / 1000).toFixed(0)} s (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
     );
     out(
       `events: ${r.events.listed} listed, ${r.events.reached} reached the receiver; ${r.events.deliveries} deliveries answered 2xx (${r.events.duplicateDeliveries} duplicates); receiver ${receiver.stats.requests} requests, ${receiver.stats.failed} answered 500, ${receiver.stats.hung} hung`,
