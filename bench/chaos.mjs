@@ -24,7 +24,7 @@ import { runLoad, setup } from "./chaos/load.mjs";
 import { sampleOwners } from "./chaos/owners.mjs";
 import { startReceiver } from "./chaos/receiver.mjs";
 import { eventsSettled, queueFinals, reconcile } from "./chaos/reconcile.mjs";
-import { intEnv, log, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
+import { log as benchLog, intEnv, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
 
 export const description =
   "mixed load while gateways, pods, workers, Temporal and Redis are SIGKILLed in turn; reconciles sends, queue, inbound, events and owners from the outside";
@@ -55,6 +55,9 @@ function seeded(seed) {
 }
 
 export default async function chaos(args = []) {
+  const t0 = Date.now();
+  // Seconds since the start on every line: where the time of a run goes.
+  const log = (msg) => benchLog(`+${((Date.now() - t0) / 1000).toFixed(0)} s ${msg}`);
   const short = args.includes("--short");
   const durationS = intEnv("CHAOS_DURATION", short ? 40 : 240);
   const rate = intEnv("CHAOS_RATE", short ? 4 : 8);
@@ -110,6 +113,7 @@ export default async function chaos(args = []) {
     );
     // Webhook retries after the heal: the schedule's steps up to 30 s, twice over.
     const events = await eventsSettled(cluster.entryUrl, world, receiver, short ? 60_000 : 120_000);
+    log("events settled; reconciling");
     const ownerStats = await owners.stop();
     const r = await reconcile({ cluster, world, record, receiver, events, queueItems, owners: ownerStats });
 
@@ -143,11 +147,13 @@ export default async function chaos(args = []) {
     if (r.problems.length > 40) out(`  … ${r.problems.length - 40} more`);
     failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0;
     out(failed ? "chaos: FAILED" : "chaos: ok");
+    log("reconciled; stopping the cluster");
   } finally {
     await runCleanups();
     if (!failed && !process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });
     else log(`process logs kept in ${dir}`);
   }
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return failed ? 1 : 0;
 }
 
