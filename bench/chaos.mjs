@@ -148,6 +148,7 @@ export default async function chaos(args = []) {
     failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0;
     out(failed ? "chaos: FAILED" : "chaos: ok");
     log("reconciled; stopping the cluster");
+    if (process.env.CHAOS_CLUSTER !== "shared") await cluster.stop({ hard: true });
   } finally {
     await runCleanups();
     if (!failed && !process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });
