@@ -27,7 +27,10 @@ async function waitPort(port, what, timeoutMs = 60_000) {
 /** A TCP balancer: each client connection goes to a live backend (tries the others on refusal). */
 function balancer(backends) {
   let next = 0;
+  const open = new Set();
   const server = createServer((client) => {
+    open.add(client);
+    client.on("close", () => open.delete(client));
     client.pause();
     const order = backends().map((_, i, all) => all[(next + i) % all.length]);
     next++;
@@ -51,6 +54,14 @@ function balancer(backends) {
     };
     attempt(0);
   });
+  // close() waits for every connection to end: idle keep-alive ones last the gateways' keep-alive
+  // timeout (72 s), which a stop at the end of the run need not wait for.
+  const close = server.close.bind(server);
+  server.close = (cb) => {
+    close(cb);
+    for (const c of open) c.destroy();
+    return server;
+  };
   return server;
 }
 
