@@ -42,6 +42,9 @@ async function clusterLib() {
   return import(pathToFileURL(file).href);
 }
 
+/** The webhook retry schedule of the run (NODE_ENV=test): seconds instead of 10 s, 1 min, 5 min… */
+const WEBHOOK_RETRIES_MS = [2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
+
 /** A small seeded generator (mulberry32), so that a kill plan can be replayed. */
 function seeded(seed) {
   let a = seed >>> 0;
@@ -82,7 +85,7 @@ export default async function chaos(args = []) {
       log,
       env: {
         // Retries within the run: 2 s, 4 s, 8 s… instead of 10 s, 1 min, 5 min (NODE_ENV=test).
-        WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS: "2000,4000,8000,15000,30000,60000",
+        WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS: WEBHOOK_RETRIES_MS.join(","),
         DISPATCH_CLAIM_IDLE_MS: "5000",
         QUEUE_RECONCILE_MS: "5000",
         LEASE_TTL_MS: "3000",
@@ -111,8 +114,9 @@ export default async function chaos(args = []) {
     log(
       `queue: ${queueItems.pendingAtStart} items pending when the load stopped, drained in ${(queueItems.drainMs / 1000).toFixed(0)} s (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
     );
-    // Webhook retries after the heal: the schedule's steps up to 30 s, twice over.
-    const events = await eventsSettled(cluster.entryUrl, world, receiver, short ? 60_000 : 120_000);
+    // Webhook retries after the heal: a delivery that failed just before it waits at most the
+    // schedule's last step, then its attempt (10 s timeout) succeeds; 30 s of slack on top.
+    const events = await eventsSettled(cluster.entryUrl, world, receiver, Math.max(...WEBHOOK_RETRIES_MS) + 40_000);
     log("events settled; reconciling");
     const ownerStats = await owners.stop();
     const r = await reconcile({ cluster, world, record, receiver, events, queueItems, owners: ownerStats });
