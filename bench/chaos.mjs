@@ -24,7 +24,7 @@ import { runLoad, setup } from "./chaos/load.mjs";
 import { sampleOwners } from "./chaos/owners.mjs";
 import { startReceiver } from "./chaos/receiver.mjs";
 import { eventsSettled, queueFinals, reconcile } from "./chaos/reconcile.mjs";
-import { intEnv, log, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
+import { log as benchLog, intEnv, onCleanup, printMachineFacts, ROOT, runCleanups } from "./lib.mjs";
 
 export const description =
   "mixed load while gateways, pods, workers, Temporal and Redis are SIGKILLed in turn; reconciles sends, queue, inbound, events and owners from the outside";
@@ -42,6 +42,9 @@ async function clusterLib() {
   return import(pathToFileURL(file).href);
 }
 
+/** The webhook retry schedule of the run (NODE_ENV=test): seconds instead of 10 s, 1 min, 5 min… */
+const WEBHOOK_RETRIES_MS = [2_000, 4_000, 8_000, 15_000, 30_000, 60_000];
+
 /** A small seeded generator (mulberry32), so that a kill plan can be replayed. */
 function seeded(seed) {
   let a = seed >>> 0;
@@ -55,6 +58,9 @@ function seeded(seed) {
 }
 
 export default async function chaos(args = []) {
+  const t0 = Date.now();
+  // Seconds since the start on every line: where the time of a run goes.
+  const log = (msg) => benchLog(`+${((Date.now() - t0) / 1000).toFixed(0)} s ${msg}`);
   const short = args.includes("--short");
   const durationS = intEnv("CHAOS_DURATION", short ? 40 : 240);
   const rate = intEnv("CHAOS_RATE", short ? 4 : 8);
@@ -79,7 +85,7 @@ export default async function chaos(args = []) {
       log,
       env: {
         // Retries within the run: 2 s, 4 s, 8 s… instead of 10 s, 1 min, 5 min (NODE_ENV=test).
-        WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS: "2000,4000,8000,15000,30000,60000",
+        WEBHOOK_RETRY_SCHEDULE_OVERRIDE_MS: WEBHOOK_RETRIES_MS.join(","),
         DISPATCH_CLAIM_IDLE_MS: "5000",
         QUEUE_RECONCILE_MS: "5000",
         LEASE_TTL_MS: "3000",
@@ -100,20 +106,30 @@ export default async function chaos(args = []) {
     ]);
     log("load done: healing the receiver, letting the queue and webhook retries finish");
     receiver.heal();
-    const settleMs = short ? 60_000 : 120_000;
     const queueItems = await queueFinals(
       cluster.entryUrl,
       world,
       record.queued.filter((q) => q.status === 202),
-      settleMs,
     );
-    const events = await eventsSettled(cluster.entryUrl, world, receiver, settleMs);
+    log(
+      `queue: ${queueItems.pendingAtStart} items pending when the load stopped, drained in ${(queueItems.drainMs / 1000).toFixed(0)} s (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
+    );
+    // Webhook retries after the heal: a delivery that failed just before it waits at most the
+    // schedule's last step, then its attempt (10 s timeout) succeeds; 30 s of slack on top.
+    const events = await eventsSettled(cluster.entryUrl, world, receiver, Math.max(...WEBHOOK_RETRIES_MS) + 40_000);
+    log("events settled; reconciling");
     const ownerStats = await owners.stop();
     const r = await reconcile({ cluster, world, record, receiver, events, queueItems, owners: ownerStats });
 
     out("");
     out(
       `sends: ${r.sends.total} immediate (${r.sends.ok} 2xx, ${r.sends.notOk} other, ${r.sends.retried} retried); queued ${r.queue.total} (${r.queue.accepted} accepted: ${r.queue.sent} sent, ${r.queue.failed} failed/expired, ${r.queue.stuck} not final); inbound ${r.inbound.total} (${r.inbound.delivered} delivered)`,
+    );
+    out(
+      `refused, not lost (final 4xx, never on the phone): immediate ${JSON.stringify(r.sends.refused)}, queued ${JSON.stringify(r.queue.refused)}; no final answer ${r.sends.unanswered}`,
+    );
+    out(
+      `queue drain: ${queueItems.pendingAtStart} pending when the load stopped, drain ended after ${(queueItems.drainMs / 1000).toFixed(0)} s (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
     );
     out(
       `events: ${r.events.listed} listed, ${r.events.reached} reached the receiver; ${r.events.deliveries} deliveries answered 2xx (${r.events.duplicateDeliveries} duplicates); receiver ${receiver.stats.requests} requests, ${receiver.stats.failed} answered 500, ${receiver.stats.hung} hung`,
@@ -135,11 +151,14 @@ export default async function chaos(args = []) {
     if (r.problems.length > 40) out(`  … ${r.problems.length - 40} more`);
     failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0;
     out(failed ? "chaos: FAILED" : "chaos: ok");
+    log("reconciled; stopping the cluster");
+    if (process.env.CHAOS_CLUSTER !== "shared") await cluster.stop({ hard: true });
   } finally {
     await runCleanups();
     if (!failed && !process.env.CHAOS_KEEP) rmSync(dir, { recursive: true, force: true });
     else log(`process logs kept in ${dir}`);
   }
+  log(`done in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   return failed ? 1 : 0;
 }
 

@@ -79,21 +79,39 @@ export async function runLoad({ cluster, world, durationMs, rate, log, alsoUntil
         signal,
       }),
     );
-    record.sends.push({ instanceId: inst.id, contact, tag, status: r.status, id: r.body?.id, tries: r.tries });
+    record.sends.push({
+      instanceId: inst.id,
+      contact,
+      tag,
+      status: r.status,
+      code: r.body?.error?.code,
+      id: r.body?.id,
+      tries: r.tries,
+    });
   };
   const queued = async () => {
     const inst = pick(instances);
     const contact = pick(contacts);
     const tag = `chaos-${run}-q${seq++}`;
+    const delayMessage = 1 + Math.floor(Math.random() * 3);
     const api = instanceApi(cluster.entryUrl, inst);
     const r = await withRetries((signal) =>
       api("POST", "/messages/text", {
-        json: { chatId: contact, text: tag, delayMessage: 1 + Math.floor(Math.random() * 3) },
+        json: { chatId: contact, text: tag, delayMessage },
         headers: { "idempotency-key": `idem-${tag}` },
         signal,
       }),
     );
-    record.queued.push({ instanceId: inst.id, contact, tag, status: r.status, queueId: r.body?.id, tries: r.tries });
+    record.queued.push({
+      instanceId: inst.id,
+      contact,
+      tag,
+      delayMessage,
+      status: r.status,
+      code: r.body?.error?.code,
+      queueId: r.body?.id,
+      tries: r.tries,
+    });
   };
   const inbound = async () => {
     const inst = pick(instances);

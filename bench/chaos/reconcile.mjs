@@ -46,21 +46,54 @@ export async function listEvents(entryUrl, inst) {
 
 const FINAL = new Set(["sent", "failed", "expired", "cancelled"]);
 
-/** Polls the queue items until each is final or `timeoutMs` passes: id → item. */
-export async function queueFinals(entryUrl, world, queued, timeoutMs) {
+/** The queue's typing rule (workflows/src/queue-activities.ts typingRuleMs): 40 ms a character, 1–8 s. */
+const typingMs = (text) => Math.min(8_000, Math.max(1_000, Math.round(text.length * 40)));
+/** Per item, beyond its delay and typing: the steps, the child workflow, a loaded machine (p50 measured 0.5 s). */
+export const QUEUE_ITEM_SLACK_MS = 2_000;
+/** Once per drain: a worker's reconcile pass, a disconnected item's longest backoff (15 s), a workflow task timeout. */
+export const QUEUE_DRAIN_BASE_MS = 60_000;
+
+/**
+ * The longest the queues may take to drain from now if nothing is lost: each instance sends one
+ * item at a time (docs/sending.md "Timing"), so its bound is the sum over its pending items of
+ * their delay and typing plus a slack each; the instances drain side by side (the largest wins).
+ */
+export function queueDrainBoundMs(pending) {
+  const perInstance = new Map();
+  for (const q of pending) {
+    const ms = q.delayMessage * 1000 + typingMs(q.tag) + QUEUE_ITEM_SLACK_MS;
+    perInstance.set(q.instanceId, (perInstance.get(q.instanceId) ?? 0) + ms);
+  }
+  return QUEUE_DRAIN_BASE_MS + Math.max(0, ...perInstance.values());
+}
+
+/**
+ * Polls the queue items until each is final, or until the drain bound of the items pending when
+ * it starts ({@link queueDrainBoundMs}): a queue under load is behind by design (one item at a
+ * time, each after its delay and typing), so a fixed settle time would count a slow queue as a
+ * loss; an item still pending past the bound is one its workflow does not serve.
+ * Answers {items: id → item, pendingAtStart, boundMs, drainMs}.
+ */
+export async function queueFinals(entryUrl, world, queued) {
   const byId = new Map(world.instances.map((i) => [i.id, i]));
   const items = new Map();
-  const until = Date.now() + timeoutMs;
-  for (;;) {
+  const start = Date.now();
+  const read = async () => {
     for (const q of queued) {
       if (!q.queueId || FINAL.has(items.get(q.queueId)?.status)) continue;
       const res = await instanceApi(entryUrl, byId.get(q.instanceId))("GET", `/queue/${q.queueId}`).catch(() => null);
       if (res?.ok) items.set(q.queueId, await res.json());
     }
-    const pending = queued.filter((q) => q.queueId && !FINAL.has(items.get(q.queueId)?.status));
-    if (pending.length === 0 || Date.now() > until) return items;
+    return queued.filter((q) => q.queueId && !FINAL.has(items.get(q.queueId)?.status));
+  };
+  let pending = await read();
+  const pendingAtStart = pending.length;
+  const boundMs = queueDrainBoundMs(pending);
+  while (pending.length > 0 && Date.now() - start < boundMs) {
     await sleep(1000);
+    pending = await read();
   }
+  return { items, pendingAtStart, boundMs, drainMs: Date.now() - start };
 }
 
 /** Waits until every listed event reached the receiver (or `timeoutMs`): the events per instance. */
@@ -81,8 +114,12 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
   const counts = await phoneCounts(world.sim, world.contacts);
   const onPhone = (contact, tag) => counts.get(`${contact} ${tag}`) ?? 0;
 
-  // Immediate sends: a 2xx is on the phone exactly once; anything else at most once.
-  const sends = { total: record.sends.length, ok: 0, notOk: 0, retried: 0 };
+  // Immediate sends: a 2xx is on the phone exactly once. A final 4xx is a refusal (the spec's
+  // retry rules: do not repeat): never on the phone, else a client that believed it would send
+  // again. `422 instance_not_connected` while a killed session pod's instances wait for a new
+  // owner is such a refusal, true at the time: counted apart, not a loss. No final answer (the
+  // client gave up, a 5xx): at most once.
+  const sends = { total: record.sends.length, ok: 0, notOk: 0, retried: 0, refused: {}, unanswered: 0 };
   for (const s of record.sends) {
     const n = onPhone(s.contact, s.tag);
     if (s.tries.length > 1) sends.retried++;
@@ -92,7 +129,14 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
         fig.lost++;
         problems.push(`send ${s.tag} answered ${s.status} but not on ${s.contact}'s phone (tries ${s.tries})`);
       }
-    } else sends.notOk++;
+    } else {
+      sends.notOk++;
+      if (s.status >= 400 && s.status < 500) {
+        const k = `${s.status} ${s.code ?? "?"}`;
+        sends.refused[k] = (sends.refused[k] ?? 0) + 1;
+        if (n > 0) problems.push(`send ${s.tag} refused ${k} but on ${s.contact}'s phone (tries ${s.tries})`);
+      } else sends.unanswered++;
+    }
     if (n > 1) {
       fig.duplicated++;
       problems.push(`send ${s.tag} on ${s.contact}'s phone ${n} times (tries ${s.tries})`);
@@ -104,7 +148,7 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
   const queueFailedIds = new Set(
     allEvents.filter((e) => e.event === "queue.failed").map((e) => e.payload?.id ?? e.payload?.queueId),
   );
-  const queue = { total: record.queued.length, accepted: 0, sent: 0, failed: 0, stuck: 0 };
+  const queue = { total: record.queued.length, accepted: 0, sent: 0, failed: 0, stuck: 0, refused: {} };
   for (const q of record.queued) {
     const n = onPhone(q.contact, q.tag);
     if (n > 1) {
@@ -112,11 +156,13 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
       problems.push(`queued ${q.tag} on ${q.contact}'s phone ${n} times`);
     }
     if (q.status !== 202) {
-      if (n > 0 && !(q.status >= 200 && q.status < 300)) problems.push(`queued ${q.tag} refused ${q.status} but sent`);
+      const k = `${q.status || "unanswered"} ${q.code ?? ""}`.trim();
+      queue.refused[k] = (queue.refused[k] ?? 0) + 1;
+      if (n > 0 && q.status >= 400 && q.status < 500) problems.push(`queued ${q.tag} refused ${k} but sent`);
       continue;
     }
     queue.accepted++;
-    const item = queueItems.get(q.queueId);
+    const item = queueItems.items.get(q.queueId);
     if (item?.status === "sent") {
       queue.sent++;
       if (n !== 1) {
@@ -129,7 +175,9 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
     } else {
       queue.stuck++;
       fig.lost++;
-      problems.push(`queue item ${q.queueId} (${q.tag}) still ${item?.status ?? "unreadable"}`);
+      problems.push(
+        `queue item ${q.queueId} (${q.tag}) still ${item?.status ?? "unreadable"} after ${(queueItems.drainMs / 1000).toFixed(0)} s of draining (bound ${(queueItems.boundMs / 1000).toFixed(0)} s)`,
+      );
     }
   }
 

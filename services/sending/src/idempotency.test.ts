@@ -1,10 +1,12 @@
 // The running mark of an Idempotency-Key on a real Redis: renewed while its request runs, taken
 // over once its process died (issue 19 §3: a gateway SIGKILLed mid-request blocked every retry
 // with the key for 10 minutes — the chaos bench's clients gave up).
+import type { SendRequest } from "@gw/contracts";
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { testEnv } from "../../../test/support/gateway.ts";
 import { IdempotencyStore } from "./idempotency.ts";
+import { QueueStore } from "./queue-store.ts";
 
 let platform: Platform;
 beforeAll(async () => {
@@ -47,4 +49,46 @@ it("a request still running keeps its key past the lease: a concurrent one waits
   expect(runs).toBe(1);
   expect(ra).toEqual({ status: 201, body: { id: "m2" }, replayed: false });
   expect(rb).toEqual({ status: 201, body: { id: "m2" }, replayed: true });
+});
+
+it("a queued send taken over after its gateway died past the enqueue is queued once", async () => {
+  // The chaos bench: a gateway SIGKILLed after the enqueue, before the key's answer was stored;
+  // the client's retry took over 15 s later and queued a second item (sent twice).
+  const store = new QueueStore(platform.redis, platform.keys, platform.invalidations);
+  const instanceId = `iidemq${Date.now().toString(36)}`;
+  const enqueue = (queueId: string) =>
+    store.enqueue(instanceId, {
+      queueId,
+      now: Date.now(),
+      route: "POST /messages/text",
+      chatId: "15550000001@c.us",
+      request: { route: "text", body: { chatId: "15550000001", text: "uma vez", delayMessage: 1 } } as SendRequest,
+      ownDelayMs: 1000,
+      ownTypingMs: null,
+      textLength: 7,
+    });
+  const dying = platform.duplicate("idem-dying-queue");
+  const first = new IdempotencyStore(dying, platform.keys, { leaseMs: LEASE_MS, waitMs: 20_000 });
+  const fp = IdempotencyStore.fingerprint("POST /messages/text", { text: "uma vez", delayMessage: 1 });
+  let firstId = "";
+  void first.run(instanceId, "k-queued", fp, async ({ origin }) => {
+    firstId = IdempotencyStore.queueId(instanceId, origin);
+    await enqueue(firstId);
+    // Its workflow moved on meanwhile (here: cancelled; sending or sent alike).
+    await store.finish(instanceId, firstId, "cancelled", { onlyFrom: "queued" });
+    return new Promise(() => {}); // the gateway dies before answering
+  });
+  while (!firstId) await sleep(20);
+  await sleep(100);
+  dying.disconnect();
+
+  const retry = new IdempotencyStore(platform.redis, platform.keys, { leaseMs: LEASE_MS, waitMs: 20_000 });
+  const answer = await retry.run(instanceId, "k-queued", fp, async ({ origin }) => {
+    const r = await enqueue(IdempotencyStore.queueId(instanceId, origin));
+    if (!r.ok) throw new Error("queue full");
+    return { status: 202, body: { id: r.item.id, status: r.item.status } };
+  });
+  // The same item, as it is now: not a second one, and not put back in line.
+  expect(answer).toEqual({ status: 202, body: { id: firstId, status: "cancelled" }, replayed: false });
+  expect((await store.settings(instanceId)).pending).toBe(0);
 });

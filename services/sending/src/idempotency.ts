@@ -16,17 +16,17 @@ const WAIT_STEP_MS = 100;
 
 const BEGIN = `
 -- KEYS: record; ARGV: fingerprint, now, lease, ttl, holder
-local r = redis.call('HMGET', KEYS[1], 'state', 'fp', 'until', 'status', 'body')
+local r = redis.call('HMGET', KEYS[1], 'state', 'fp', 'until', 'status', 'body', 'origin')
 if not r[1] then
-  redis.call('HSET', KEYS[1], 'state', 'running', 'fp', ARGV[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]), 'holder', ARGV[5])
+  redis.call('HSET', KEYS[1], 'state', 'running', 'fp', ARGV[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]), 'holder', ARGV[5], 'origin', ARGV[5])
   redis.call('PEXPIRE', KEYS[1], ARGV[4])
-  return {'new'}
+  return {'new', ARGV[5]}
 end
 if r[2] ~= ARGV[1] then return {'mismatch'} end
 if r[1] == 'done' then return {'done', r[4], r[5]} end
 if tonumber(r[3]) < tonumber(ARGV[2]) then
   redis.call('HSET', KEYS[1], 'until', tonumber(ARGV[2]) + tonumber(ARGV[3]), 'holder', ARGV[5])
-  return {'new'}
+  return {'new', r[6] or ARGV[5]}
 end
 return {'running'}
 `;
@@ -73,6 +73,20 @@ export class IdempotencyStore {
     return this.k.idempotency(instanceId, createHash("sha256").update(key).digest("hex").slice(0, 32));
   }
 
+  /**
+   * The queue id of a queued send made under a key, from its run's `origin` (the first
+   * request's, kept by a takeover): a retry that takes over from a gateway killed after the
+   * enqueue finds the item already there instead of queuing it twice (the chaos bench found such
+   * a pair 15 s apart). A new run after a failure, or after the key expired, gets a new origin.
+   */
+  static queueId(instanceId: string, origin: string): string {
+    const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+    const bytes = createHash("sha256").update(`${instanceId}:queue:${origin}`).digest();
+    let id = "qm_";
+    for (let i = 0; i < 26; i++) id += alphabet[bytes[i]! % 32];
+    return id;
+  }
+
   /** The network message id of a send made under `key`. */
   static networkId(instanceId: string, key: string): string {
     return `3EB0${createHash("sha256").update(`${instanceId}:${key}`).digest("hex").slice(0, 20).toUpperCase()}`;
@@ -90,7 +104,7 @@ export class IdempotencyStore {
     instanceId: string,
     key: string,
     fingerprint: string,
-    fn: () => Promise<Answer>,
+    fn: (run: { origin: string }) => Promise<Answer>,
   ): Promise<Answer & { replayed: boolean }> {
     if (!IDEMPOTENCY_KEY_RE.test(key)) {
       throw new ApiError("validation_error", "Campos inválidos.", {
@@ -100,6 +114,7 @@ export class IdempotencyStore {
     const record = this.key(instanceId, key);
     const holder = randomUUID();
     const deadline = Date.now() + this.waitMs;
+    let origin: string = holder;
     for (;;) {
       const r = (await this.redis.eval(
         BEGIN,
@@ -117,7 +132,10 @@ export class IdempotencyStore {
         });
       }
       if (r[0] === "done") return { status: Number(r[1]), body: JSON.parse(r[2]!), replayed: true };
-      if (r[0] === "new") break;
+      if (r[0] === "new") {
+        origin = r[1] ?? holder;
+        break;
+      }
       if (Date.now() >= deadline) {
         throw new ApiError(
           "network_unavailable",
@@ -133,7 +151,7 @@ export class IdempotencyStore {
     }, this.leaseMs / 3);
     let answer: Answer;
     try {
-      answer = await fn();
+      answer = await fn({ origin });
     } catch (err) {
       await this.redis.del(record).catch(() => {});
       throw err;

@@ -58,6 +58,8 @@ end
 
 const ENQUEUE = `
 -- KEYS: settings, pending, item, all, running, active; ARGV: instanceId, qid, now, max, defaultTtlHours, fields...
+-- An id already queued (an Idempotency-Key's retry after its first gateway died): that item.
+if redis.call('EXISTS', KEYS[3]) == 1 then return {-2} end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return {-1} end
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 local ttl = tonumber(redis.call('HGET', KEYS[1], 'ttlHours') or ARGV[5])
@@ -181,7 +183,7 @@ return out
 `;
 
 export type EnqueueResult =
-  | { ok: true; position: number; mustStart: boolean; item: StoredQueueItem }
+  | { ok: true; position: number; mustStart: boolean; item: StoredQueueItem; existing?: boolean }
   | { ok: false; reason: "full" };
 
 export type NextResult =
@@ -315,6 +317,8 @@ export class QueueStore {
     )) as number[];
     if (r[0] === -1) return { ok: false, reason: "full" };
     const item = await this.get(instanceId, input.queueId);
+    // Queued before (its workflow started then, or the reconciler starts it): as it is now.
+    if (r[0] === -2 && item) return { ok: true, position: -1, mustStart: false, item, existing: true };
     if (!item) throw new Error("queue item vanished right after enqueue");
     return { ok: true, position: r[0]!, mustStart: r[1] === 1, item };
   }

@@ -73,10 +73,11 @@ export class SendQueue {
     return this.store.updateSettings(instanceId, patch);
   }
 
-  async enqueue(instance: Source, req: SendRequest, chatId: string): Promise<QueueItem> {
+  /** `queueId`: given under an Idempotency-Key (IdempotencyStore.queueId): an id already queued answers that item. */
+  async enqueue(instance: Source, req: SendRequest, chatId: string, queueId = newQueueId()): Promise<QueueItem> {
     const body = req.body as { delayMessage?: number; delayTyping?: number };
     const r = await this.store.enqueue(instance.id, {
-      queueId: newQueueId(),
+      queueId,
       now: Date.now(),
       route: `POST /messages/${req.route}`,
       chatId,

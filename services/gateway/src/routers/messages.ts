@@ -116,7 +116,9 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
   const req = { route, body } as SendRequest;
   const { sending } = ctx;
   const explicit = queueWanted(ctx, req.body);
-  const run = async () => {
+  // `origin`: the Idempotency-Key's run (kept by a takeover), so that a retry after a gateway died
+  // past the enqueue finds its item instead of queuing a second one.
+  const run = async (attempt?: { origin: string }) => {
     const queued = explicit ?? (await sending.queue.mode(ctx.instance.id)) === "queue";
     if (queued) {
       // What the send would certainly fail on is refused now, not after a 202 as a failed item.
@@ -124,7 +126,8 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
       const chatId = await queuedChat(ctx, req);
       const giveBack = await sending.trial.take(ctx.instance);
       try {
-        return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId) };
+        const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : undefined;
+        return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId, queueId) };
       } catch (err) {
         await giveBack?.(); // queue_full: nothing was accepted
         throw err;

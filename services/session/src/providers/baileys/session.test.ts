@@ -766,6 +766,23 @@ describe("Baileys session: messaging", () => {
     expect((err as ApiError).code).toBe("instance_not_connected");
     expect(Date.now() - t).toBeLessThan(NO_WAIT_MS);
   });
+
+  it("a send in flight when the connection drops answers network_timeout: it may have left (not 'not sent')", async () => {
+    const r = await openRig({ queryTimeoutMs: 30_000 });
+    const sock = r.sock();
+    let started = false;
+    // The stanza is on its way; the network's answer never comes back on this socket.
+    vi.spyOn(sock, "sendMessage").mockImplementation(() => {
+      started = true;
+      return new Promise(() => {});
+    });
+    const pending = r.session.send(CHAT, { type: "text", text: "no ar" }).catch((e: unknown) => e);
+    await waitFor(() => expect(started).toBe(true));
+    await sock.end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
+    const err = await pending;
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe("network_timeout");
+  });
 });
 
 function memoryRawMessages() {

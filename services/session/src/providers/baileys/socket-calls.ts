@@ -1,5 +1,6 @@
 import { ApiError } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
+import { sendInFlightLost } from "../in-flight.ts";
 import type { BaileysLogger } from "./auth-state.ts";
 import { mapNetworkError } from "./errors.ts";
 
@@ -12,8 +13,8 @@ export interface SocketCallsDeps {
 
 /** The session's messaging calls on its socket (its own and the feature areas'), and their aborts. */
 export class SocketCalls {
-  /** Aborts of messaging calls in flight on the current socket. */
-  private readonly pending = new Set<(err: ApiError) => void>();
+  /** Aborts of messaging calls in flight on the current socket, with their op. */
+  private readonly pending = new Map<(err: ApiError) => void, string>();
 
   constructor(private readonly deps: SocketCallsDeps) {}
 
@@ -27,7 +28,7 @@ export class SocketCalls {
     const aborted = new Promise<never>((_, reject) => {
       abort = reject;
     });
-    this.pending.add(abort);
+    this.pending.set(abort, op);
     try {
       return await Promise.race([fn(), aborted]);
     } catch (err) {
@@ -37,11 +38,15 @@ export class SocketCalls {
     }
   }
 
-  /** The socket closed or was retired: every call in flight answers `instance_not_connected`. */
+  /**
+   * The socket closed or was retired: every call in flight answers `instance_not_connected`,
+   * except a send, which may have left already (`network_timeout`, providers/in-flight.ts).
+   */
   abortAll(): void {
     const pending = [...this.pending];
     this.pending.clear();
-    for (const abort of pending) abort(new ApiError("instance_not_connected"));
+    for (const [abort, op] of pending)
+      abort(op === "send" ? sendInFlightLost() : new ApiError("instance_not_connected"));
   }
 
   private messagingError(op: string, err: unknown): ApiError {

@@ -19,6 +19,7 @@ import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
 import { backoffMs } from "../backoff.ts";
 import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "../contract.ts";
+import { sendInFlightLost } from "../in-flight.ts";
 import { simOps } from "./areas.ts";
 import { simError } from "./errors.ts";
 import { type SimMessageFrame, simInbound } from "./inbound.ts";
@@ -410,7 +411,8 @@ class SimSession implements ProviderSession {
   private failPending(err: Error): void {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
-      p.reject(err);
+      // A send already written to the socket may have reached the network: unknown, not refused.
+      p.reject(p.op === "send" ? sendInFlightLost() : err);
       this.pending.delete(id);
     }
   }
