@@ -18,8 +18,8 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "./cluster/supervisor.mjs";
 import { ROOT, up } from "./stack-lib.mjs";
 
 const quick = process.argv.includes("--quick");
@@ -54,16 +54,6 @@ function schemathesisCommand() {
 }
 
 // --- the gateway under test ----------------------------------------------------------------
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const ADMIN_TOKEN = `fuzz-admin-${randomBytes(8).toString("hex")}`;
 
