@@ -21,3 +21,12 @@ export const offsetCursorSchema = z
   .string()
   .regex(/^\d{1,7}$/, "cursor inválido")
   .refine((c) => Number(c) <= PAGE_OFFSET_MAX, "cursor inválido");
+
+/** `limit` of a paged list: an integer from 1 to `max`, `fallback` when absent. */
+export const pageLimitSchema = (max: number, fallback: number) =>
+  z.coerce
+    .number("limit deve ser um número inteiro")
+    .int("limit deve ser um número inteiro")
+    .min(1, `limit vai de 1 a ${max}`)
+    .max(max, `limit vai de 1 a ${max}`)
+    .default(fallback);

@@ -3,7 +3,7 @@ import type { Capability } from "../capabilities.ts";
 import { normalizePersonId } from "../chat-id.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { defineOps } from "../ops.ts";
-import { pageOffsetSchema } from "../paging.ts";
+import { pageLimitSchema, pageOffsetSchema } from "../paging.ts";
 
 /**
  * Contacts (spec 4.14 "contacts (address book, number check, profile picture)"; the shapes are ours,
@@ -85,12 +85,7 @@ export const CONTACTS_PAGE_DEFAULT = 100;
 export const CONTACTS_PAGE_MAX = 500;
 
 export const listContactsQuery = z.object({
-  limit: z.coerce
-    .number("limit deve ser um número inteiro")
-    .int("limit deve ser um número inteiro")
-    .min(1, `limit vai de 1 a ${CONTACTS_PAGE_MAX}`)
-    .max(CONTACTS_PAGE_MAX, `limit vai de 1 a ${CONTACTS_PAGE_MAX}`)
-    .default(CONTACTS_PAGE_DEFAULT),
+  limit: pageLimitSchema(CONTACTS_PAGE_MAX, CONTACTS_PAGE_DEFAULT),
   offset: pageOffsetSchema,
   sortBy: z.enum(["name", "id"], "sortBy: name ou id").default("name"),
   sortOrder: z.enum(["asc", "desc"], "sortOrder: asc ou desc").default("asc"),

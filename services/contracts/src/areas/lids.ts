@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
-import { pageOffsetSchema } from "../paging.ts";
+import { pageLimitSchema, pageOffsetSchema } from "../paging.ts";
 
 /**
  * LID mappings (spec 4.14 "LID mappings (`/lids`)"; the record is ours): what the instance has
@@ -20,12 +20,7 @@ export const LIDS_PAGE_DEFAULT = 100;
 export const LIDS_PAGE_MAX = 1000;
 
 export const lidsListQuery = z.object({
-  limit: z.coerce
-    .number("limit deve ser um número inteiro")
-    .int("limit deve ser um número inteiro")
-    .min(1, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
-    .max(LIDS_PAGE_MAX, `limit vai de 1 a ${LIDS_PAGE_MAX}`)
-    .default(LIDS_PAGE_DEFAULT),
+  limit: pageLimitSchema(LIDS_PAGE_MAX, LIDS_PAGE_DEFAULT),
   offset: pageOffsetSchema,
 });
 
