@@ -11,7 +11,7 @@ setup:
 dev: setup
 	@node scripts/dev.mjs
 
-## make test: lint, type check, the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API
+## make test: lint, type check, the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API, then the test count again as the last line
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
@@ -20,6 +20,7 @@ test: setup
 	@node scripts/test.mjs
 	@node bench/chaos.mjs --short
 	@node scripts/fuzz.mjs --quick
+	@node scripts/test.mjs --summary
 
 stack-down:
 	@node scripts/stack.mjs down
