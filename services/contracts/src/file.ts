@@ -38,4 +38,11 @@ export const fileObject = z
   })
   .meta({ description: "Spec 2.5: exactly one of url or data; mimetype required with data" });
 export const fileSchema = documented(fileObject, FILE_ONE_OF, { id: "File" });
+
+/** The rule, as the document states it, that a file's declared `mimetype` matches `pattern`. */
+export const mimetypeRule = (pattern: string) => ({ properties: { mimetype: { pattern } } });
+
+/** A file object whose declared type must match `pattern` (a route that takes one kind of media). */
+export const typedFile = (pattern: string, description: string) =>
+  documented(fileObject, { ...FILE_ONE_OF, allOf: [mimetypeRule(pattern)] }, { description });
 export type FileObject = z.infer<typeof fileSchema>;

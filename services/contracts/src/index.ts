@@ -22,6 +22,7 @@ export * from "./events.ts";
 export * from "./file.ts";
 export * from "./inbound.ts";
 export * from "./instance.ts";
+export * from "./media-kinds.ts";
 export * from "./official-send.ts";
 export * from "./ops.ts";
 export * from "./outbound.ts";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { documented } from "./doc-patterns.ts";
 import { fileSchema } from "./file.ts";
 
 /**
@@ -50,69 +51,80 @@ export const buttonsHeaderSchema = z.union(
 );
 
 /** `/messages/template` (spec 4.4: "parameters given simply (header, body, buttons) or as components"). */
-export const templateSendSchema = z
-  .object(
-    {
-      name: z.string("informe template.name").min(1).max(512),
-      language: z.string("informe template.language").min(2).max(16).meta({ example: "pt_BR" }),
-      header: z
-        .union(
-          [textHeader, mediaHeader("image"), mediaHeader("video"), mediaHeader("document"), locationHeaderSchema],
-          "template.header: { text } ou { image | video | document: arquivo } ou { location }",
-        )
-        .optional()
-        .meta({ description: "The header's parameter: its text, a media file, or a location" }),
-      body: z
-        .union(
-          [z.array(z.string().max(32_768)).max(100), z.record(z.string(), z.string().max(32_768))],
-          "template.body: lista (posicional) ou objeto { nome: valor } (parâmetros nomeados)",
-        )
-        .optional()
-        .meta({ description: 'Body parameters: `["Ana", "8601"]` ({{1}}, {{2}}) or `{"first_name": "Ana"}` (named)' }),
-      buttons: z
-        .array(
-          z.discriminatedUnion(
-            "type",
-            [
-              z.object({
-                type: z.literal("quick_reply"),
-                payload: z.string().min(1).max(1000),
-                index: z.number().int().min(0).max(9).optional(),
-              }),
-              z.object({
-                type: z.literal("url"),
-                text: z.string().min(1).max(2000),
-                index: z.number().int().min(0).max(9).optional(),
-              }),
-              z.object({
-                type: z.literal("copy_code"),
-                code: z.string().min(1).max(15),
-                index: z.number().int().min(0).max(9).optional(),
-              }),
-            ],
-            'cada botão: { type: "quick_reply", payload } | { type: "url", text } | { type: "copy_code", code }',
-          ),
-        )
-        .max(10)
-        .optional()
-        .meta({ description: "Button parameters; `index` defaults to the position in this list" }),
-      components: z
-        .array(z.looseObject({ type: z.string("cada componente precisa de type").min(1) }))
-        .max(20)
-        .optional()
-        .meta({ description: "The operator's own `components` (cloud format), passed as given" }),
+export const templateSendSchema = documented(
+  z
+    .object(
+      {
+        name: z.string("informe template.name").min(1).max(512),
+        language: z.string("informe template.language").min(2).max(16).meta({ example: "pt_BR" }),
+        header: z
+          .union(
+            [textHeader, mediaHeader("image"), mediaHeader("video"), mediaHeader("document"), locationHeaderSchema],
+            "template.header: { text } ou { image | video | document: arquivo } ou { location }",
+          )
+          .optional()
+          .meta({ description: "The header's parameter: its text, a media file, or a location" }),
+        body: z
+          .union(
+            [z.array(z.string().max(32_768)).max(100), z.record(z.string(), z.string().max(32_768))],
+            "template.body: lista (posicional) ou objeto { nome: valor } (parâmetros nomeados)",
+          )
+          .optional()
+          .meta({
+            description: 'Body parameters: `["Ana", "8601"]` ({{1}}, {{2}}) or `{"first_name": "Ana"}` (named)',
+          }),
+        buttons: z
+          .array(
+            z.discriminatedUnion(
+              "type",
+              [
+                z.object({
+                  type: z.literal("quick_reply"),
+                  payload: z.string().min(1).max(1000),
+                  index: z.number().int().min(0).max(9).optional(),
+                }),
+                z.object({
+                  type: z.literal("url"),
+                  text: z.string().min(1).max(2000),
+                  index: z.number().int().min(0).max(9).optional(),
+                }),
+                z.object({
+                  type: z.literal("copy_code"),
+                  code: z.string().min(1).max(15),
+                  index: z.number().int().min(0).max(9).optional(),
+                }),
+              ],
+              'cada botão: { type: "quick_reply", payload } | { type: "url", text } | { type: "copy_code", code }',
+            ),
+          )
+          .max(10)
+          .optional()
+          .meta({ description: "Button parameters; `index` defaults to the position in this list" }),
+        components: z
+          .array(z.looseObject({ type: z.string("cada componente precisa de type").min(1) }))
+          .max(20)
+          .optional()
+          .meta({ description: "The operator's own `components` (cloud format), passed as given" }),
+      },
+      "informe template { name, language }",
+    )
+    .superRefine((t, ctx) => {
+      if (t.components && (t.header || t.body || t.buttons)) {
+        ctx.addIssue({
+          code: "custom",
+          message: "use header/body/buttons ou components, não ambos",
+          path: ["components"],
+        });
+      }
+    }),
+  // The same rule as the document states it: `components` excludes the simple parameters.
+  {
+    not: {
+      required: ["components"],
+      anyOf: [{ required: ["header"] }, { required: ["body"] }, { required: ["buttons"] }],
     },
-    "informe template { name, language }",
-  )
-  .superRefine((t, ctx) => {
-    if (t.components && (t.header || t.body || t.buttons)) {
-      ctx.addIssue({
-        code: "custom",
-        message: "use header/body/buttons ou components, não ambos",
-        path: ["components"],
-      });
-    }
-  });
+  },
+);
 export type TemplateSend = z.infer<typeof templateSendSchema>;
 
 /** `/messages/buttons` (official gateway: "Buttons: yes"): 1 to 3 reply buttons. */

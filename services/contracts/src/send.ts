@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { chatFields } from "./chat-id.ts";
 import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
-import { FILE_ONE_OF, fileObject, fileSchema } from "./file.ts";
+import { FILE_ONE_OF, fileObject, fileSchema, mimetypeRule, typedFile } from "./file.ts";
+import { MEDIA_KINDS } from "./media-kinds.ts";
 import { buttonsSendFields, templateSendSchema } from "./official-send.ts";
 
 /**
@@ -37,12 +38,16 @@ export const sendCommonFields = {
     .optional()
     .meta({ description: "Seconds of typing indicator before this send (0–15); implies the queue" }),
   reply_to: messageRef("o id da mensagem a responder").optional().meta({ description: "Message id to quote" }),
-  mentions: z
-    .array(
-      documented(z.string().min(1).max(200), { pattern: `^(all|${DOC_PATTERNS.person.slice(2, -2)})$` }),
-      "mentions deve ser uma lista de números ou ids",
-    )
-    .max(1024)
+  mentions: documented(
+    z
+      .array(
+        documented(z.string().min(1).max(200), { pattern: `^(all|${DOC_PATTERNS.person.slice(2, -2)})$` }),
+        "mentions deve ser uma lista de números ou ids",
+      )
+      .max(1024),
+    // `all` stands alone: people, or `["all"]`
+    { anyOf: [{ items: { pattern: DOC_PATTERNS.person } }, { const: ["all"] }] },
+  )
     .optional()
     .meta({ description: 'Numbers or chat ids to mention; `["all"]` mentions every participant of a group' }),
   id: z
@@ -54,6 +59,17 @@ export const sendCommonFields = {
 
 const caption = z.string().max(4096).optional();
 
+/**
+ * The document's rule for a body whose file must be of the route's kind unless `convert: true`
+ * (voice and video sends and status posts): given as the route's `bodyRules` (a rule on a body's
+ * schema itself is not rendered), in `allOf`, beside the `anyOf` that names the chat.
+ */
+export function convertRulesOf(route: string): { allOf?: unknown[] } {
+  if (route !== "voice" && route !== "video") return {};
+  const convert = { properties: { convert: { const: true } }, required: ["convert"] };
+  return { allOf: [{ anyOf: [convert, { properties: { file: mimetypeRule(MEDIA_KINDS[route].types) } }] }] };
+}
+
 // --- per route -------------------------------------------------------------------------------
 
 export const sendBodies = {
@@ -63,7 +79,11 @@ export const sendBodies = {
     linkPreview: z.boolean().optional(),
     linkPreviewHighQuality: z.boolean().optional(),
   }),
-  image: z.object({ ...sendCommonFields, file: fileSchema, caption }),
+  image: z.object({
+    ...sendCommonFields,
+    file: typedFile(MEDIA_KINDS.image.types, "JPEG, PNG or WEBP (spec 2.5 file object)"),
+    caption,
+  }),
   file: z.object({
     ...sendCommonFields,
     file: documented(
@@ -87,7 +107,7 @@ export const sendBodies = {
     asNote: z.boolean().optional().meta({ description: "round video note" }),
     caption,
   }),
-  sticker: z.object({ ...sendCommonFields, file: fileSchema }),
+  sticker: z.object({ ...sendCommonFields, file: typedFile(MEDIA_KINDS.sticker.types, "WEBP (spec 2.5 file object)") }),
   "link-preview": z.object({
     ...sendCommonFields,
     text: z.string("informe o texto").min(1, "informe o texto").max(65_536),

@@ -4,6 +4,9 @@ import {
   type FileObject,
   formatMessageId,
   type Instance,
+  MEDIA_KINDS,
+  type MediaKind,
+  mediaKindProblem,
   NETWORK_ID_RE,
   normalizePersonId,
   type OutboundContent,
@@ -13,7 +16,6 @@ import {
   requireChat,
   type SendOptions,
   type SendRequest,
-  type SendRoute,
   type TemplateSend,
 } from "@gw/contracts";
 import type { MessageStore, StoredMessage } from "@gw/platform";
@@ -57,18 +59,11 @@ async function load(file: FileObject, deps: ComposeDeps, field = "file"): Promis
   return loadFile(file, { ...deps.media, field });
 }
 
-/** The media type a route's file must have (none when `convert: true` makes it so). */
-const MEDIA_KINDS: Partial<Record<SendRoute, { prefix: string; text: string }>> = {
-  image: { prefix: "image/", text: "a imagem deve ser JPEG, PNG ou WEBP" },
-  voice: { prefix: "audio/", text: "áudio esperado (OGG/Opus); use convert: true para converter" },
-  video: { prefix: "video/", text: "vídeo esperado (MP4/H.264); use convert: true para converter" },
-  sticker: { prefix: "image/webp", text: "figurinhas são imagens WEBP" },
-};
-
+/** The media type a route's file must have (contracts' MEDIA_KINDS; none when `convert: true` makes it so). */
 function requireMediaKind(req: SendRequest, mimetype: string): void {
-  const kind = MEDIA_KINDS[req.route];
-  if (!kind || ("convert" in req.body && req.body.convert)) return;
-  if (!mimetype.toLowerCase().startsWith(kind.prefix)) throw invalid("file", `${kind.text} (recebido ${mimetype})`);
+  if (!(req.route in MEDIA_KINDS) || ("convert" in req.body && req.body.convert)) return;
+  const problem = mediaKindProblem(req.route as MediaKind, mimetype);
+  if (problem) throw invalid("file", problem);
 }
 
 /**

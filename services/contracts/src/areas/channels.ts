@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
-import { fileSchema } from "../file.ts";
+import { typedFile } from "../file.ts";
+import { PICTURE_TYPES_PATTERN } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -227,7 +228,7 @@ export const channelCreateBody = z.object({
     .min(1, "informe o nome do canal")
     .max(100, "nome: até 100 caracteres"),
   description: z.string().max(2048, "descrição: até 2048 caracteres").optional(),
-  picture: fileSchema.optional().meta({ description: "JPEG or PNG (spec 2.5 file object)" }),
+  picture: typedFile(PICTURE_TYPES_PATTERN, "JPEG or PNG (spec 2.5 file object)").optional(),
 });
 
 const limit = (max: number) =>

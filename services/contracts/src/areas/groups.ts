@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizeChatId, normalizePersonId } from "../chat-id.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
-import { fileSchema } from "../file.ts";
+import { typedFile } from "../file.ts";
+import { PICTURE_TYPES_PATTERN } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
 import { pageOffsetSchema } from "../paging.ts";
 
@@ -162,7 +163,7 @@ export const createGroupBody = z.object({
     .max(100, "o nome vai até 100 caracteres"),
   participants: participantIdsSchema,
   description: z.string().max(2048, "a descrição vai até 2048 caracteres").optional(),
-  picture: fileSchema.optional().meta({ description: "JPG or PNG" }),
+  picture: typedFile(PICTURE_TYPES_PATTERN, "JPG or PNG (spec 2.5 file object)").optional(),
 });
 
 export const listGroupsQuery = z.object({

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { normalizePersonId } from "../chat-id.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
-import { fileSchema } from "../file.ts";
+import { fileSchema, typedFile } from "../file.ts";
+import { MEDIA_KINDS } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
 import { MESSAGE_KEY_RE } from "../send.ts";
 
@@ -81,7 +82,12 @@ export const statusBodies = {
     linkPreview: z.boolean().optional(),
     linkPreviewHighQuality: z.boolean().optional(),
   }),
-  image: z.object({ contacts: audience, id: ownId, file: fileSchema, caption }),
+  image: z.object({
+    contacts: audience,
+    id: ownId,
+    file: typedFile(MEDIA_KINDS.image.types, "JPEG, PNG or WEBP (spec 2.5 file object)"),
+    caption,
+  }),
   voice: z.object({
     contacts: audience,
     id: ownId,

@@ -66,6 +66,49 @@ const BODIES: [string, string, unknown, string][] = [
   ["post", "/presence", { presence: "typing" }, "typing needs its chat"],
   ["post", "/typing/start", {}, "the chat"],
   ["post", "/typing/stop", {}, "the chat"],
+  // a second pnpm fuzz round (2026-11-25): the declared media type of a one-kind route
+  [...FILE_ROUTE, { chatId: "5511988887777", file: { data: "AAAA", mimetype: "00/0" } }, "an image's type"],
+  ["post", "/messages/sticker", { chatId: "5511988887777", file: { data: "AAAA", mimetype: "image/png" } }, "WEBP"],
+  [
+    "post",
+    "/messages/voice",
+    { chatId: "5511988887777", file: { data: "AAAA", mimetype: "00/0" }, convert: false },
+    "OGG/Opus unless converted",
+  ],
+  [
+    "post",
+    "/messages/video",
+    { chatId: "5511988887777", file: { data: "AAAA", mimetype: "image/png" }, convert: false },
+    "MP4 unless converted",
+  ],
+  ["post", "/status/image", { contacts: ["5511988887777"], file: { data: "AAAA", mimetype: "00/0" } }, "image"],
+  ["put", "/groups/{groupId}/picture", { file: { data: "AAAA", mimetype: "00/0" } }, "JPG or PNG"],
+  [
+    "post",
+    "/groups",
+    {
+      subject: "Equipe",
+      participants: ["5511988887777"],
+      picture: { url: "https://a.example/x", mimetype: "image/webp" },
+    },
+    "JPG or PNG",
+  ],
+  ["post", "/channels", { name: "Canal", picture: { data: "AAAA", mimetype: "image/gif" } }, "JPEG or PNG"],
+  [
+    "post",
+    "/messages/text",
+    { chatId: "5511988887777", text: "oi", mentions: ["all", "5511988887777"] },
+    '"all" alone',
+  ],
+  [
+    "post",
+    "/messages/template",
+    {
+      chatId: "5511988887777",
+      template: { name: "t", language: "pt_BR", body: ["Ana"], components: [{ type: "body" }] },
+    },
+    "components or the simple parameters",
+  ],
 ];
 
 describe("the OpenAPI document refuses what the validation refuses (pnpm fuzz findings)", () => {
@@ -75,6 +118,12 @@ describe("the OpenAPI document refuses what the validation refuses (pnpm fuzz fi
 
   it.each(BODIES)("%s %s: %j (%s)", (method, path, value) => {
     expect(problems(value, body(method, path))).not.toEqual([]);
+  });
+
+  it("the Idempotency-Key header: 1 to 255 visible ASCII characters", () => {
+    const key = param("post", "/messages/image", "Idempotency-Key");
+    for (const refused of ["", "ação", "a b", "x".repeat(256)]) expect(problems(refused, key), refused).not.toEqual([]);
+    expect(problems("pedido-8601:tentativa/1", key)).toEqual([]);
   });
 
   it("the typing routes document their body as required", () => {
@@ -91,9 +140,26 @@ describe("the OpenAPI document refuses what the validation refuses (pnpm fuzz fi
       { url: "https://cdn.example.com/a.jpg?size=2" },
       { data: "AAAA", mimetype: "image/jpeg" },
       { data: "data:image/png;base64,iVBORw0KGgo=", mimetype: "image/png" },
-      { data: "AAA=", mimetype: "audio/ogg; codecs=opus" },
+      { data: "AAAA", mimetype: "image/webp" },
     ]) {
       expect(problems({ chatId: "5511988887777", file }, image), JSON.stringify(file)).toEqual([]);
+    }
+    const voice = body("post", "/messages/voice");
+    for (const [file, convert] of [
+      [{ data: "AAA=", mimetype: "audio/ogg; codecs=opus" }, false],
+      [{ data: "AAA=", mimetype: "audio/mpeg" }, true],
+      [{ url: "https://cdn.example.com/a.mp3" }, false],
+    ] as const) {
+      expect(problems({ chatId: "5511988887777", file, convert }, voice), JSON.stringify(file)).toEqual([]);
+    }
+    const mentions = (m: string[]) => ({ chatId: "120363012345678901@g.us", text: "oi", mentions: m });
+    expect(problems(mentions(["all"]), body("post", "/messages/text"))).toEqual([]);
+    expect(problems(mentions(["5511988887777", "187743636676218@lid"]), body("post", "/messages/text"))).toEqual([]);
+    const template = { chatId: "5511988887777", template: { name: "t", language: "pt_BR" } };
+    for (const t of [{ body: ["Ana"] }, { components: [{ type: "body" }] }]) {
+      expect(
+        problems({ ...template, template: { ...template.template, ...t } }, body("post", "/messages/template")),
+      ).toEqual([]);
     }
     const reaction = { chatId: "5511988887777", reaction: "👍" };
     for (const messageId of ["true_5511988887777@c.us_3EB0C431C26A1916", "false_120363012345678901@g.us_ABCD_1@lid"]) {

@@ -9,6 +9,7 @@ import {
   routeKey,
   supports,
 } from "@gw/contracts";
+import { IDEMPOTENCY_KEY_RE } from "@gw/sending";
 import { generateOpenApiDocument, type OpenAPIObject } from "trpc-to-openapi";
 import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
@@ -115,7 +116,8 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
           required: false,
           description:
             "Beyond the spec: the same key within 24 h answers the first answer and never sends twice (docs/api.md)",
-          schema: { type: "string", maxLength: 255 },
+          // 1 to 255 visible ASCII characters, as the store checks it
+          schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_RE.source },
         },
       ];
     }
@@ -175,8 +177,9 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
         content: Record<string, { schema: { required?: string[] } }>;
       };
       const schema = body.content["application/json"]?.schema;
-      if (schema && meta.bodyRules) Object.assign(schema, meta.bodyRules);
-      body.required = (schema?.required?.length ?? 0) > 0 || meta.bodyRules !== undefined;
+      const rules = meta.bodyRules && Object.keys(meta.bodyRules).length > 0 ? meta.bodyRules : undefined;
+      if (schema && rules) Object.assign(schema, rules);
+      body.required = (schema?.required?.length ?? 0) > 0 || rules !== undefined;
       const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
       op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
     }

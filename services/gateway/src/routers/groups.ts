@@ -3,7 +3,7 @@ import {
   addParticipantsBody,
   createGroupBody,
   type ErrorCode,
-  fileSchema,
+  type fileSchema,
   type GroupMeta,
   groupIdSchema,
   groupSchema,
@@ -15,9 +15,11 @@ import {
   inviteSchema,
   joinRequestSchema,
   listGroupsQuery,
+  PICTURE_TYPES_PATTERN,
   participantResultSchema,
   participantsBody,
   successSchema,
+  typedFile,
 } from "@gw/contracts";
 import { loadFile } from "@gw/sending";
 import { z } from "zod";
@@ -192,7 +194,7 @@ export const groupsRouter = router({
     errors: ["not_found"],
     bodyLimit: "file",
   })
-    .input(byGroup.extend({ file: fileSchema }))
+    .input(byGroup.extend({ file: typedFile(PICTURE_TYPES_PATTERN, "JPG or PNG (spec 2.5 file object)") }))
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
       const picture = await pictureOf(ctx, input.file, "file");

@@ -2,6 +2,7 @@ import {
   ApiError,
   CHAT_REQUIRED,
   chatOf,
+  convertRulesOf,
   type ErrorCode,
   formatMessageId,
   type Instance,
@@ -168,7 +169,8 @@ function sendProcedure<R extends SendRoute>(route: R) {
         queueable: true,
         bodyLimit: FILE_ROUTES.has(route) ? "file" : "json",
         // Every send but the vote names its chat (`chatId`, or its alias `phone`).
-        ...(route === "poll/vote" ? {} : { bodyRules: CHAT_REQUIRED }),
+        // Voice and video: the file's type unless `convert: true`.
+        bodyRules: { ...(route === "poll/vote" ? {} : CHAT_REQUIRED), ...convertRulesOf(route) },
         errors: SEND_ERRORS,
         openapi: {
           method: "POST",

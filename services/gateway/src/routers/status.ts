@@ -1,9 +1,11 @@
 import { randomBytes } from "node:crypto";
 import {
   ApiError,
+  convertRulesOf,
   type ErrorCode,
   formatMessageId,
   type Instance,
+  mediaKindProblem,
   type OutboundContent,
   type OutboundMedia,
   parseMessageId,
@@ -112,16 +114,9 @@ function mediaOf(file: LoadedFile): OutboundMedia {
   };
 }
 
-const KINDS = {
-  image: { prefix: "image/", text: "a imagem deve ser JPEG, PNG ou WEBP" },
-  voice: { prefix: "audio/", text: "áudio esperado (OGG/Opus); use convert: true para converter" },
-  video: { prefix: "video/", text: "vídeo esperado (MP4/H.264); use convert: true para converter" },
-} as const;
-
-function requireKind(kind: keyof typeof KINDS, file: LoadedFile): void {
-  if (!file.mimetype.toLowerCase().startsWith(KINDS[kind].prefix)) {
-    throw invalid("file", `${KINDS[kind].text} (recebido ${file.mimetype})`);
-  }
+function requireKind(kind: "image" | "voice" | "video", file: LoadedFile): void {
+  const problem = mediaKindProblem(kind, file.mimetype);
+  if (problem) throw invalid("file", problem);
 }
 
 type Body<R extends StatusRoute> = z.infer<(typeof statusBodies)[R]>;
@@ -221,6 +216,7 @@ function publishRoute<R extends StatusRoute>(route: R) {
       successStatus: 201,
       bodyLimit: route === "text" ? "json" : "file",
       errors: route === "text" ? ERRORS : FILE_ERRORS,
+      bodyRules: convertRulesOf(route),
       openapi: {
         method: "POST",
         path: `/instances/{instanceId}/status/${route}`,
