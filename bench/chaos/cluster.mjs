@@ -3,15 +3,18 @@
 // file), simnet, N gateways behind a TCP balancer, N session pods, N workers. Every process can be
 // SIGKILLed and restarted under the same name, port and identity.
 //
-// Same interface as scripts/cluster/lib.mjs (another branch): startCluster({gateways, sessions,
-// workers, dir, log}) → { entryUrl, adminToken, simnetUrl, redisUrl, temporalAddress, prefix,
-//   procs, kill(name, signal), restart(name), restartRedis(), restartTemporal(), stop() }.
-// This one stays only until that lib lands (bench/chaos.mjs imports whichever exists).
+// Same interface as scripts/cluster/lib.mjs: startCluster({gateways, sessions, workers, dir, log})
+// → { entryUrl, adminToken, simnetUrl, redisUrl, temporalAddress, prefix, procs, kill(name, signal),
+//   restart(name), restartRedis(), restartTemporal(), stop() }. The chaos bench keeps its own
+// spawner because it runs with NODE_ENV=test (a webhook retry schedule of seconds, which the
+// chart's production env does not give) and a TCP balancer that retries a refused backend;
+// CHAOS_CLUSTER=shared runs it on the chart-rendered cluster instead. Both start Redis Stack and
+// Temporal with scripts/stack-lib.mjs's argument lists.
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { connect, createServer } from "node:net";
 import { join } from "node:path";
-import { portOpen, redisPaths, temporalPath } from "../../scripts/stack-lib.mjs";
+import { portOpen, redisPaths, redisServerArgs, temporalPath, temporalServerArgs } from "../../scripts/stack-lib.mjs";
 import { freePorts, onCleanup, ROOT, sleep, spawnService, waitForHttp } from "../lib.mjs";
 
 const ENTRY = "services/main/src/main.ts";
@@ -75,18 +78,14 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
   const simnetUrl = `http://127.0.0.1:${simnetPort}`;
   const procs = new Map(); // name → {name, role, port, start(), service}
 
-  const { bin: redisBin, lib } = redisPaths();
+  const { bin: redisBin } = redisPaths();
   const redisDir = join(dir, "redis");
   mkdirSync(redisDir, { recursive: true });
   const startRedis = () =>
     spawnService({
       name: "redis",
       command: redisBin,
-      args: [
-        ...["--port", String(redisPort), "--bind", "127.0.0.1", "--dir", redisDir, "--save", ""],
-        ...["--appendonly", "yes", "--appendfsync", "everysec", "--protected-mode", "no"],
-        ...["--loadmodule", join(lib, "redisearch.so"), "--loadmodule", join(lib, "rejson.so")],
-      ],
+      args: redisServerArgs({ port: redisPort, dir: redisDir, aof: true }),
       logFile: join(dir, "redis.log"),
     });
   const tbin = temporalPath();
@@ -95,11 +94,13 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     spawnService({
       name: "temporal",
       command: tbin,
-      args: [
-        ...["server", "start-dev", "--ip", "127.0.0.1", "--port", String(temporalPort)],
-        ...["--ui-port", String(temporalUi), "--db-filename", temporalDb, "--headless"],
-        ...["--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=off", "--log-level", "error"],
-      ],
+      args: temporalServerArgs({
+        port: temporalPort,
+        uiPort: temporalUi,
+        db: temporalDb,
+        logLevel: "error",
+        headless: true,
+      }),
       logFile: join(dir, "temporal.log"),
     });
 

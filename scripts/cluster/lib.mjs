@@ -32,7 +32,7 @@ import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ROOT, redisPaths, temporalPath } from "../stack-lib.mjs";
+import { ROOT, redisPaths, redisServerArgs, temporalPath, temporalServerArgs } from "../stack-lib.mjs";
 import { renderManifests, roleSpecs, sharedEnv, withOverrides } from "./render.mjs";
 import { freePort, httpOk, isAlive, signal, sleep, startProcess, stopProcess, waitReady } from "./supervisor.mjs";
 
@@ -137,7 +137,7 @@ export async function startCluster({
 
   /** @type {Array<{name:string, role:string, pid:number, port:number, cmd:string, args:string[], env:object, cwd:string, readyUrl?:string, ports?:object, podName?:string}>} */
   const procs = [];
-  const { bin: redisBin, lib: redisLib } = redisPaths();
+  const { bin: redisBin } = redisPaths();
   mkdirSync(join(dir, "redis"), { recursive: true });
   procs.push({
     name: "redis",
@@ -146,26 +146,7 @@ export async function startCluster({
     cmd: redisBin,
     // AOF on (fsync every second): a SIGKILLed Redis comes back with what it acknowledged up to
     // a second before; RDB snapshots off (the AOF is the store).
-    args: [
-      "--port",
-      String(port.redis),
-      "--bind",
-      "127.0.0.1",
-      "--dir",
-      join(dir, "redis"),
-      "--appendonly",
-      "yes",
-      "--appendfsync",
-      "everysec",
-      "--save",
-      "",
-      "--protected-mode",
-      "no",
-      "--loadmodule",
-      join(redisLib, "redisearch.so"),
-      "--loadmodule",
-      join(redisLib, "rejson.so"),
-    ],
+    args: redisServerArgs({ port: port.redis, dir: join(dir, "redis"), aof: true }),
     env: base(),
     cwd: dir,
   });
@@ -175,24 +156,7 @@ export async function startCluster({
     role: "temporal",
     port: port.temporal,
     cmd: temporalPath(),
-    args: [
-      "server",
-      "start-dev",
-      "--ip",
-      "127.0.0.1",
-      "--port",
-      String(port.temporal),
-      "--ui-port",
-      String(port.temporalUi),
-      "--db-filename",
-      join(dir, "temporal", "dev.db"),
-      "--sqlite-pragma",
-      "journal_mode=wal",
-      "--sqlite-pragma",
-      "synchronous=off",
-      "--log-level",
-      "warn",
-    ],
+    args: temporalServerArgs({ port: port.temporal, uiPort: port.temporalUi, db: join(dir, "temporal", "dev.db") }),
     env: base(),
     cwd: dir,
   });

@@ -4,17 +4,40 @@ import type { Redis } from "ioredis";
 
 export const TRIAL_DAILY_MESSAGES = 300;
 
+// KEYS[1] today's count; KEYS[2] (optional) the charge's mark, holding the count it was taken from.
 const TAKE = `
+if KEYS[2] then
+  local taken = redis.call('GET', KEYS[2])
+  if taken then return {0, taken} end
+end
 local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('PEXPIRE', KEYS[1], 172800000) end
-if n > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return -1 end
-return n
+if n > tonumber(ARGV[1]) then redis.call('DECR', KEYS[1]) return {-1, ''} end
+if KEYS[2] then redis.call('SET', KEYS[2], KEYS[1], 'PX', 172800000) end
+return {n, KEYS[1]}
+`;
+
+// Gives a unit back to the count it was taken from, and forgets the charge.
+const GIVE_BACK = `
+local from = KEYS[1]
+if KEYS[2] then
+  from = redis.call('GET', KEYS[2])
+  if not from then return 0 end
+  redis.call('DEL', KEYS[2])
+end
+if redis.call('EXISTS', from) == 1 then redis.call('DECR', from) end
+return 1
 `;
 
 /**
  * Spec 8: the first instance of an account, while on its free trial (`billingStatus`
  * `trialing`), sends at most 300 messages per UTC day. A send counts when accepted (immediate
  * or queued); an immediate send that fails gives its unit back.
+ *
+ * `charge` names one accepted request (an Idempotency-Key's run, `origin`): a run taken over
+ * after its gateway died finds the unit its first attempt took and does not take another, so a
+ * send that the network or the queue got once counts once (the chaos bench's retries counted
+ * twice). Without it each call takes a unit.
  */
 export class TrialLimiter {
   constructor(
@@ -31,14 +54,19 @@ export class TrialLimiter {
     return this.k.trialCount(instanceId, now.toISOString().slice(0, 10));
   }
 
-  /** Takes one message of today's allowance, or `429 trial_limit_reached` (Retry-After: next UTC midnight). */
+  /**
+   * Takes one message of today's allowance (once per `charge`), or `429 trial_limit_reached`
+   * (Retry-After: next UTC midnight). Answers the function that gives it back.
+   */
   async take(
     instance: Pick<Instance, "id" | "billingStatus">,
     now = new Date(),
+    charge?: string,
   ): Promise<(() => Promise<void>) | null> {
     if (!this.applies(instance)) return null;
     const key = this.key(instance.id, now);
-    const n = (await this.redis.eval(TAKE, 1, key, this.limit)) as number;
+    const keys = charge ? [key, this.k.trialCharge(instance.id, charge)] : [key];
+    const [n] = (await this.redis.eval(TAKE, keys.length, ...keys, this.limit)) as [number, string];
     if (n < 0) {
       const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1);
       throw new ApiError(
@@ -49,7 +77,7 @@ export class TrialLimiter {
       );
     }
     return async () => {
-      await this.redis.decr(key);
+      await this.redis.eval(GIVE_BACK, keys.length, ...keys);
     };
   }
 }

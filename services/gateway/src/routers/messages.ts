@@ -125,7 +125,8 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
       // What the send would certainly fail on is refused now, not after a 202 as a failed item.
       await sending.sender.precheck(ctx.instance, req);
       const chatId = await queuedChat(ctx, req);
-      const giveBack = await sending.trial.take(ctx.instance);
+      // Once per Idempotency-Key run: a run taken over keeps the unit its first attempt took.
+      const giveBack = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
       try {
         const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : undefined;
         return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId, queueId) };
@@ -134,7 +135,7 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
         throw err;
       }
     }
-    const refund = await sending.trial.take(ctx.instance);
+    const refund = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
     try {
       const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
       const result = await sending.sender.send(ctx.instance, req, networkId ? { networkId } : {});
@@ -292,12 +293,12 @@ export const messagesRouter = router({
       // Like every send: Idempotency-Key answers a retry with the first answer (the network id
       // derives from the key, so even a retry after a timeout reacts once), and a reaction is a
       // message for the free trial's daily count.
-      const run = async () => {
+      const run = async (attempt?: { origin: string }) => {
         const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
         const chatId = ref.chatId ?? chatOf(input);
         if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
         const owner = await connectedOwner(ctx);
-        const refund = await sending.trial.take(ctx.instance);
+        const refund = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
         try {
           const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
           const result = await owner.send(
