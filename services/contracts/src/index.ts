@@ -4,6 +4,7 @@ export * from "./areas/apps.ts";
 export * from "./areas/business.ts";
 export * from "./areas/calls.ts";
 export * from "./areas/channels.ts";
+export * from "./areas/chats.ts";
 export * from "./areas/contacts.ts";
 export * from "./areas/groups.ts";
 export * from "./areas/labels.ts";

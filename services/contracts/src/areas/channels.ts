@@ -3,6 +3,7 @@ import type { Capability } from "../capabilities.ts";
 import { typedFile } from "../file.ts";
 import { PICTURE_TYPES_PATTERN } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
+import { messageReadFields, readMediaSchema } from "./chats.ts";
 
 /**
  * Channels (newsletters, spec 4.6 and 2.10; docs/status-channels.md): the route bodies, the
@@ -177,32 +178,15 @@ export const channelViewLookupSchema = lookup.meta({ id: "ChannelView" });
 export const channelCategoryLookupSchema = lookup.meta({ id: "ChannelCategory" });
 export const channelCountryLookupSchema = countryLookup.meta({ id: "ChannelCountry" });
 
-const messageMedia = z.object({
-  url: z.string().nullable().meta({ description: "Link to the bytes, with downloadMedia" }),
-  mimetype: z.string(),
-  filename: z.string().nullable(),
-  error: z.string().nullable(),
-});
+const messageMedia = readMediaSchema("Link to the bytes, with downloadMedia");
 
 /** A channel post in the message read shape of spec 2.8. */
 export const channelMessageSchema = z
   .object({
     id: z.string().meta({ description: "`{fromMe}_<id>@newsletter_{id}`" }),
-    chatId: z.string(),
-    from: z.string(),
-    to: z.string(),
-    author: z.string().nullable(),
-    participant: z.string().nullable(),
-    body: z.string(),
-    type: z.string(),
-    fromMe: z.boolean(),
-    hasMedia: z.boolean(),
+    ...messageReadFields,
     ack: z.number().int(),
     ackName: z.string(),
-    timestamp: z.number().int(),
-    source: z.enum(["api", "app"]).nullable(),
-    vCards: z.array(z.string()),
-    mediaUrl: z.string().nullable().optional(),
     media: messageMedia.nullable(),
     location: z.record(z.string(), z.unknown()).nullable(),
     replyTo: z.null(),
