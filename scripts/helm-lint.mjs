@@ -513,6 +513,7 @@ async function main() {
       "NetworkPolicy/gw-gateway-worker",
       "Service/gw-gateway-worker-metrics",
       "ServiceMonitor/gw-gateway-gateway",
+      "ServiceMonitor/gw-gateway-session",
       "ServiceMonitor/gw-gateway-worker",
       "PrometheusRule/gw-gateway",
       "Job/gw-gateway-temporal-namespace",
@@ -536,10 +537,11 @@ async function main() {
       /CLOUD_WEBHOOK_VERIFY_TOKEN/,
       /AUTH_STATE_KEY/,
     ]);
-    // NetworkPolicies: the session port only from the release's pods, the public port only from
-    // publicFrom, the worker only from metricsFrom; egress open to the backends.
+    // NetworkPolicies: the session port only from the release's pods and metricsFrom (its
+    // /metrics), the public port only from publicFrom, the worker only from metricsFrom; egress
+    // open to the backends.
     expectAll(doc(full, "NetworkPolicy/gw-gateway-session"), "session NetworkPolicy", [
-      /- port: session\n\s+protocol: TCP\n\s+from:\n\s+- podSelector:\n\s+matchLabels:\n\s+app\.kubernetes\.io\/instance: gw\n\s+app\.kubernetes\.io\/name: gateway\n\s+egress:/,
+      /- port: session\n\s+protocol: TCP\n\s+from:\n\s+- podSelector:\n\s+matchLabels:\n\s+app\.kubernetes\.io\/instance: gw\n\s+app\.kubernetes\.io\/name: gateway\n\s+- namespaceSelector:\n\s+matchLabels:\n\s+kubernetes\.io\/metadata\.name: monitoring\n\s+egress:/,
     ]);
     expectAll(doc(full, "NetworkPolicy/gw-gateway-gateway"), "gateway NetworkPolicy", [
       /- port: public\n\s+protocol: TCP\n\s+from:\n\s+- namespaceSelector:\n\s+matchLabels:\n\s+kubernetes\.io\/metadata\.name: ingress-nginx/,
@@ -568,6 +570,9 @@ async function main() {
       /release: kube-prometheus-stack/,
     ]);
     expectAll(doc(full, "ServiceMonitor/gw-gateway-worker"), "worker ServiceMonitor", [/- port: http-metrics\n/]);
+    expectAll(doc(full, "ServiceMonitor/gw-gateway-session"), "session ServiceMonitor", [
+      /- port: http-session\n\s+path: \/metrics\n/,
+    ]);
     expectAll(doc(full, "Service/gw-gateway-gateway-internal"), "internal Service", [/- name: http-internal\n/]);
     expectAll(doc(full, "Service/gw-gateway-worker-metrics"), "worker metrics Service", [
       /- name: http-metrics\n\s+port: 8083\n\s+targetPort: health/,

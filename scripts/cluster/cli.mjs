@@ -52,6 +52,10 @@ metrics      ${state.procs
     .map((p) => `http://127.0.0.1:${p.ports.internal}/metrics`)
     .join("  ")}
              ${state.procs
+               .filter((p) => p.role === "session")
+               .map((p) => `http://127.0.0.1:${p.port}/metrics`)
+               .join("  ")}
+             ${state.procs
                .filter((p) => p.role === "worker")
                .map((p) => `http://127.0.0.1:${p.port}/metrics`)
                .join("  ")}

@@ -66,6 +66,35 @@ beforeAll(async () => {
 
 afterAll(() => cl?.close(), 60_000);
 
+describe("a session pod's own /metrics", () => {
+  it("counts the connections it holds (together all of them) and the operations asked of it", async () => {
+    const scrape = async (pod: string) => {
+      const res = await fetch(`${cl.pods.get(pod)!.url}/metrics`);
+      expect(res.status).toBe(200);
+      return res.text();
+    };
+    const held = (text: string) => Number(/^gateway_session_pod_connections\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
+    const [a, b] = [await scrape("pod-a"), await scrape("pod-b")];
+    expect(held(a) + held(b)).toBe(N);
+    expect(a).toMatch(/^nodejs_eventloop_lag_p99_seconds\{pod_id="pod-a"\}/m);
+    // A send asked of its owner, over the channel: counted under its operation and status.
+    const inst = instances[0]!;
+    const res = await fetch(`${cl.gateway.url}/v1/instances/${inst.id}/messages/text`, {
+      method: "POST",
+      headers: { "x-instance-token": inst.token, "content-type": "application/json" },
+      body: JSON.stringify({ chatId: instances[1]!.phone, text: "métricas" }),
+    });
+    expect(res.status).toBe(201);
+    const after = (await scrape("pod-a")) + (await scrape("pod-b"));
+    const sends = after
+      .split("\n")
+      .filter(
+        (l) => l.startsWith("gateway_session_rpc_total{") && l.includes('op="send"') && l.includes('status="200"'),
+      );
+    expect(sends.reduce((n, l) => n + Number(l.split(" ").pop()), 0)).toBeGreaterThanOrEqual(1);
+  });
+});
+
 describe("kill -9 of a session pod", () => {
   it("moves its instances to the other pod, never owned by both; requests in the gap wait for the new owner or answer 503 with Retry-After", async () => {
     const before = await openConnections();

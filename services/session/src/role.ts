@@ -16,6 +16,7 @@ import {
 } from "./channel.ts";
 import { INTERNAL_SECRET_HEADER, type RpcErrorBody } from "./client.ts";
 import { SessionManager } from "./manager.ts";
+import { createSessionMetrics } from "./metrics.ts";
 import { NotHeldHere } from "./not-held.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
 import { createCloudProvider } from "./providers/cloud/index.ts";
@@ -44,6 +45,16 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   });
   let manager: SessionManager | undefined;
   app.get("/healthz", async () => ({ status: "ok", podId, instances: manager?.size ?? 0 }));
+  const metrics = createSessionMetrics({
+    podId,
+    held: () => manager?.size ?? 0,
+    ops: Object.keys(sessionRouter._def.procedures),
+  });
+  // Unauthenticated like the gateway's internal /metrics: the port is the release's only
+  // (NetworkPolicy), and Prometheus (networkPolicy.metricsFrom) scrapes it.
+  app.get("/metrics", async (_req, reply) =>
+    reply.type(metrics.registry.contentType).send(await metrics.registry.metrics()),
+  );
   // `POST /rpc/<op>` calls the session router's procedure directly (a thin binding, like the
   // public REST one): tRPC's fetch adapter built a WHATWG Request and streams per call, ~25 % of
   // the pod's CPU per send in `pnpm bench send`.
@@ -57,6 +68,12 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     typeof presented === "string" && secretMatches(presented, config.INTERNAL_SECRET);
   /** One operation: the status and body of its answer, the same over HTTP and the channel. */
   const run = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
+    const started = performance.now();
+    const answer = await answerOf(op, input);
+    metrics.observe(op, answer.status, (performance.now() - started) / 1000);
+    return answer;
+  };
+  const answerOf = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
     const invoke = procedures.get(op);
     if (!invoke) return { status: 404, body: {} };
     try {
