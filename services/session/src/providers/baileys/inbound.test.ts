@@ -1,32 +1,17 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { InboundMessage } from "@gw/contracts";
-import { createLogger } from "@gw/platform";
 import {
   aesEncryptGCM,
   generateWAMessageContent,
   generateWAMessageFromContent,
   hmacSign,
-  makeWASocket,
   proto,
-  type UserFacingSocketConfig,
   type WAMessage,
   type WAMessageKey,
-  type WASocket,
 } from "@whiskeysockets/baileys";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import type { ProviderEvent, ProviderSession } from "../contract.ts";
-import { useRedisAuthState } from "./auth-state.ts";
+import { describe, expect, it, vi } from "vitest";
 import { type InboundLookups, parseStoredMessage, storedForm, toInboundMessage } from "./inbound.ts";
-import { createBaileysSession } from "./session.ts";
-import {
-  baileysInstance,
-  memoryIdentity,
-  memoryRecords,
-  type RedisHarness,
-  redisHarness,
-  type SilentNetwork,
-  silentNetwork,
-} from "./testing.ts";
+import { openPaired, PAIRED_ME, type Paired, silentSuite } from "./paired-rig.ts";
 
 /**
  * The mapping is tested on messages built with Baileys' own proto classes and sent through the
@@ -35,7 +20,7 @@ import {
  * Baileys socket (towards a silent local endpoint) whose event emitter plays the network.
  */
 
-const ME = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
+const ME = PAIRED_ME;
 const ME_PN = "5511999999999@s.whatsapp.net";
 const ME_LID = "123456789@lid";
 const CONTACT_PN = "5511988887777@s.whatsapp.net";
@@ -944,82 +929,16 @@ describe("Baileys inbound mapping: calendar event responses", () => {
 
 // ── wiring in the session ────────────────────────────────────────────────────
 
-let h: RedisHarness;
-let net: SilentNetwork;
-const cleanups: (() => Promise<void>)[] = [];
+const suite = silentSuite();
 
-beforeAll(async () => {
-  h = await redisHarness();
-  net = await silentNetwork();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  await net?.close();
-  await h?.close();
-});
-
-interface Wired {
-  session: ProviderSession;
-  sock: WASocket;
-  events: ProviderEvent[];
-  raw: Map<string, string>;
+interface Wired extends Paired {
   messages(): InboundMessage[];
 }
 
 /** A paired session on a real socket, connection open; events are emitted on the socket as Baileys would. */
 async function wired(): Promise<Wired> {
-  const store = await h.storeFor(h.newInstanceId());
-  const auth = await useRedisAuthState(store);
-  auth.state.creds.me = { ...ME };
-  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
-  await auth.saveCreds();
-  const events: ProviderEvent[] = [];
-  const raw = new Map<string, string>();
-  const sockets: WASocket[] = [];
-  const session = createBaileysSession(
-    {
-      instance: baileysInstance(store.instanceId),
-      podId: "pod-a",
-      auth: store,
-      rawMessages: {
-        save: async (id, value) => void raw.set(id, value),
-        load: async (id) => raw.get(id) ?? null,
-      },
-      log: createLogger("silent"),
-      identity: memoryIdentity(),
-      records: memoryRecords(),
-      emit: (e) => events.push(e),
-    },
-    {
-      version: [2, 3000, 1],
-      makeSocket: (config: UserFacingSocketConfig) => {
-        const sock = makeWASocket({
-          ...config,
-          waWebSocketUrl: net.url,
-          connectTimeoutMs: 5_000,
-          defaultQueryTimeoutMs: 300,
-        });
-        sockets.push(sock);
-        return sock;
-      },
-    },
-  );
-  cleanups.push(() => session.stop());
-  await session.start();
-  await vi.waitFor(() => expect(sockets[0]?.ws.isOpen).toBe(true));
-  const sock = sockets[0]!;
-  sock.ev.emit("connection.update", { connection: "open" });
-  // A registered session buffers events until the offline backlog is in (`ib offline`): flush as that would.
-  sock.ev.flush();
-  return {
-    session,
-    sock,
-    events,
-    raw,
-    messages: () => events.flatMap((e) => (e.type === "message" ? [e.message] : [])),
-  };
+  const paired = await openPaired(suite, { connectTimeoutMs: 5_000 });
+  return { ...paired, messages: () => paired.events.flatMap((e) => (e.type === "message" ? [e.message] : [])) };
 }
 
 /** Events go through the session's queue: wait until it has nothing left. */

@@ -9,21 +9,13 @@ import {
   type WAMessageKey,
   type WASocket,
 } from "@whiskeysockets/baileys";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { baileysProvider, createBaileysProvider, parseBaileysVersion } from "./index.ts";
+import { silentSuite } from "./paired-rig.ts";
 import { type BaileysSessionOptions, browserFromSettings, createBaileysSession } from "./session.ts";
-import {
-  Boom,
-  baileysInstance,
-  memoryIdentity,
-  memoryRecords,
-  type RedisHarness,
-  redisHarness,
-  type SilentNetwork,
-  silentNetwork,
-} from "./testing.ts";
+import { Boom, baileysInstance, memoryIdentity, memoryRecords } from "./testing.ts";
 
 /**
  * The provider at its boundary with real Baileys sockets: `makeWASocket` connects to a WebSocket
@@ -32,21 +24,7 @@ import {
  * its own `end(error)`, which emits `connection.update` close exactly as on a real disconnect.
  */
 
-let h: RedisHarness;
-let net: SilentNetwork;
-const cleanups: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  h = await redisHarness();
-  net = await silentNetwork();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  await net?.close();
-  await h?.close();
-});
+const suite = silentSuite();
 
 const instanceFor = (id: string, client = { browserName: "Firefox", deviceName: "Loja Centro" }) =>
   baileysInstance(id, client);
@@ -65,7 +43,7 @@ interface Rig {
 async function rig(
   opts: BaileysSessionOptions & { connectTimeoutMs?: number; queryTimeoutMs?: number; store?: AuthStateStore } = {},
 ): Promise<Rig> {
-  const store = opts.store ?? (await h.storeFor(h.newInstanceId()));
+  const store = opts.store ?? (await suite.h.storeFor(suite.h.newInstanceId()));
   const events: ProviderEvent[] = [];
   const sockets: WASocket[] = [];
   const configs: UserFacingSocketConfig[] = [];
@@ -76,7 +54,7 @@ async function rig(
     earlierClosed.push(sockets.every((s) => s.ws.isClosed));
     const sock = makeWASocket({
       ...config,
-      waWebSocketUrl: net.url,
+      waWebSocketUrl: suite.net.url,
       connectTimeoutMs: opts.connectTimeoutMs ?? 5_000,
       defaultQueryTimeoutMs: opts.queryTimeoutMs ?? 300,
     });
@@ -96,7 +74,7 @@ async function rig(
     },
     { version: [2, 3000, 1], policy: { backoffBaseMs: 20, backoffMaxMs: 100 }, ...opts, makeSocket },
   );
-  cleanups.push(() => session.stop());
+  suite.cleanups.push(() => session.stop());
   return { session, store, events, sockets, configs, earlierClosed, sock: (i = sockets.length - 1) => sockets[i]! };
 }
 
@@ -168,7 +146,7 @@ describe("Baileys session: socket and events", () => {
   it("builds a real socket with the gateway's config, maps connecting and QR, and stop() ends it", async () => {
     const baseline = activeTimeouts();
     const r = await rig({ connectTimeoutMs: 300 });
-    const framesBefore = net.framesReceived();
+    const framesBefore = suite.net.framesReceived();
     await r.session.start();
     await r.session.start(); // idempotent: still one socket
     expect(r.sockets).toHaveLength(1);
@@ -186,7 +164,7 @@ describe("Baileys session: socket and events", () => {
 
     // Baileys emits `connecting` on the next tick and sends its client hello to our endpoint.
     await waitFor(() => expect(statuses(r.events)).toEqual(["STARTING"]));
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(framesBefore));
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThan(framesBefore));
 
     const sock = r.sock();
     sock.ev.emit("connection.update", { qr: "2@ref1,noise,identity,adv,1" });
@@ -228,7 +206,7 @@ describe("Baileys session: socket and events", () => {
     expect(r.earlierClosed).toEqual([true, true]);
     // the same creds object goes to the new socket, and it is already persisted
     expect(r.configs[1]!.auth.creds).toBe(r.configs[0]!.auth.creds);
-    const stored = await useRedisAuthState(h.reopen(r.store));
+    const stored = await useRedisAuthState(suite.h.reopen(r.store));
     expect(stored.state.creds.me?.id).toBe("5511999999999:12@s.whatsapp.net");
     expect(stored.state.creds.account).toBeInstanceOf(proto.ADVSignedDeviceIdentity);
 
@@ -258,7 +236,7 @@ describe("Baileys session: socket and events", () => {
   });
 
   it("401 logged out: wipes the auth state, emits logged-out, does not reconnect", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     await r.session.start();
@@ -277,7 +255,7 @@ describe("Baileys session: socket and events", () => {
   });
 
   it("403 forbidden: FAILED with the reason, creds kept, no reconnect", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     await r.session.start();
@@ -305,7 +283,7 @@ describe("Baileys session: socket and events", () => {
   });
 
   it("440 replaced: waits the hard back-off (no quick reconnect), and stop() cancels it", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     // A back-off of 1.5-1.9 s: far from the quick one (≤ 100 ms here) and from scheduling noise.
     const r = await rig({ store, policy: { replacedBaseMs: 1_500 } });
@@ -327,7 +305,7 @@ describe("Baileys session: socket and events", () => {
   });
 
   it("405 asks for the version again and retries with it, without wiping", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store, resolveVersion: () => [2, 3000, 2] });
     await r.session.start();
@@ -339,13 +317,13 @@ describe("Baileys session: socket and events", () => {
   });
 
   it("stops at once when the lease is lost (a fenced write fails)", async () => {
-    const id = h.newInstanceId();
-    const store = await h.storeFor(id, "pod-a");
+    const id = suite.h.newInstanceId();
+    const store = await suite.h.storeFor(id, "pod-a");
     const r = await rig({ store });
     await r.session.start();
     await ready(r);
-    await h.platform.leases.release(id, "pod-a", store.epoch);
-    await h.storeFor(id, "pod-b");
+    await suite.h.platform.leases.release(id, "pod-a", store.epoch);
+    await suite.h.storeFor(id, "pod-b");
     pairSuccess(r.sock()); // creds.update → fenced write → StaleLeaseError
     await waitFor(() => expect(r.sock().ws.isClosed).toBe(true));
     await sleep(100);
@@ -362,11 +340,11 @@ describe("Baileys session: pairing code", () => {
     await ready(r);
     const pending = r.session.requestPairingCode("+55 (11) 99999-9999");
     await sleep(50);
-    const before = net.framesReceived();
+    const before = suite.net.framesReceived();
     r.sock().ev.emit("connection.update", { qr: "2@ref,a,b,c,1" });
     const code = await pending;
     expect(code).toMatch(/^[0-9A-Z]{8}$/);
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // link_code_companion_reg went out
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThan(before)); // link_code_companion_reg went out
     expect(r.sock().authState.creds.me?.id).toBe("5511999999999@s.whatsapp.net");
     // nothing is paired yet, so nothing is stored
     expect(await r.store.readCreds()).toBeNull();
@@ -384,7 +362,7 @@ describe("Baileys session: pairing code", () => {
   });
 
   it("refuses SMS/voice delivery (501), bad numbers, and an already paired number", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     const sms = await apiError(r.session.requestPairingCode("5511999999999", "sms"));
@@ -405,7 +383,7 @@ describe("Baileys session: pairing code", () => {
 
 describe("Baileys session: account routes, logout, passkeys", () => {
   it("account/capping/timelock need an open connection; network failures map to ApiErrors", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     await r.session.start();
@@ -422,15 +400,15 @@ describe("Baileys session: account routes, logout, passkeys", () => {
   });
 
   it("logout while open removes the device through Baileys, then wipes; not a network logout", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     await r.session.start();
     await ready(r);
     r.sock().ev.emit("connection.update", { connection: "open" });
-    const before = net.framesReceived();
+    const before = suite.net.framesReceived();
     await r.session.logout();
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // remove-companion-device
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThan(before)); // remove-companion-device
     await waitFor(() => expect(r.sock().ws.isClosed).toBe(true)); // Baileys' own end(401 Intentional Logout)
     expect(await store.readCreds()).toBeNull();
     expect(r.events.some((e) => e.type === "logged-out")).toBe(false);
@@ -439,13 +417,13 @@ describe("Baileys session: account routes, logout, passkeys", () => {
   });
 
   it("logout when not connected (or never started) still wipes the auth state", async () => {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store });
     await r.session.logout();
     expect(await store.readCreds()).toBeNull();
 
-    const store2 = await h.storeFor(h.newInstanceId());
+    const store2 = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store2);
     const r2 = await rig({ store: store2 });
     await r2.session.start();
@@ -515,7 +493,7 @@ describe("Baileys session: messaging", () => {
 
   /** A paired session whose real socket is open towards our silent endpoint. */
   async function openRig(opts: Parameters<typeof rig>[0] = {}) {
-    const store = await h.storeFor(h.newInstanceId());
+    const store = await suite.h.storeFor(suite.h.newInstanceId());
     await storePairedCreds(store);
     const r = await rig({ store, ...opts });
     await r.session.start();
@@ -554,7 +532,7 @@ describe("Baileys session: messaging", () => {
     const r = await openRig();
     const sock = r.sock();
     const sendMessage = vi.spyOn(sock, "sendMessage");
-    const before = net.framesReceived();
+    const before = suite.net.framesReceived();
     const t0 = Math.floor(Date.now() / 1000);
     const result = await r.session.send(
       CHAT,
@@ -569,7 +547,7 @@ describe("Baileys session: messaging", () => {
     // Baileys' device queries go unanswered here; it still relays the stanza to our endpoint.
     expect(result).toEqual({ id: "3EB0AAAABBBBCCCCDDDD01", chatId: CHAT, timestamp: expect.any(Number) });
     expect(result.timestamp).toBeGreaterThanOrEqual(t0);
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before));
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThan(before));
 
     // nothing reaches Baileys for what cannot be sent faithfully
     sendMessage.mockClear();
@@ -734,7 +712,7 @@ describe("Baileys session: messaging", () => {
     const r = await openRig();
     const sock = r.sock();
     const sendPresenceUpdate = vi.spyOn(sock, "sendPresenceUpdate");
-    const before = net.framesReceived();
+    const before = suite.net.framesReceived();
     await r.session.presence("composing", CHAT);
     await r.session.presence("recording", GROUP);
     await r.session.presence("paused", CHAT);
@@ -747,7 +725,7 @@ describe("Baileys session: messaging", () => {
       ["available", undefined],
       ["unavailable", undefined],
     ]);
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThanOrEqual(before + 5));
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThanOrEqual(before + 5));
     expect((await apiError(r.session.presence("composing"))).details).toHaveProperty("chatId");
     sock.authState.creds.me = { ...sock.authState.creds.me!, name: "" };
     expect((await apiError(r.session.presence("available"))).code).toBe("bad_request");
@@ -756,9 +734,9 @@ describe("Baileys session: messaging", () => {
   it("a call in flight answers instance_not_connected as soon as the connection drops", async () => {
     // The query would otherwise wait out its 30 s timeout (Baileys' end() drops its listeners).
     const r = await openRig({ queryTimeoutMs: 30_000 });
-    const before = net.framesReceived();
+    const before = suite.net.framesReceived();
     const pending = r.session.checkExists(CONTACT).catch((e: unknown) => e);
-    await waitFor(() => expect(net.framesReceived()).toBeGreaterThan(before)); // the query went out
+    await waitFor(() => expect(suite.net.framesReceived()).toBeGreaterThan(before)); // the query went out
     const t = Date.now();
     await r.sock().end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
     const err = await pending;

@@ -1,29 +1,16 @@
 import { ApiError } from "@gw/contracts";
-import { createLogger } from "@gw/platform";
 import {
   type AnyMessageContent,
   generateWAMessageContent,
   generateWAMessageFromContent,
   type MiscMessageGenerationOptions,
-  makeWASocket,
   proto,
-  type UserFacingSocketConfig,
   type WAMessage,
   type WASocket,
 } from "@whiskeysockets/baileys";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
-import { useRedisAuthState } from "./auth-state.ts";
-import { createBaileysSession } from "./session.ts";
-import {
-  baileysInstance,
-  memoryIdentity,
-  memoryRecords,
-  type RedisHarness,
-  redisHarness,
-  type SilentNetwork,
-  silentNetwork,
-} from "./testing.ts";
+import { openPaired, PAIRED_ME, silentSuite } from "./paired-rig.ts";
 
 /**
  * Status posts at Baileys' boundary (real sockets against a silent local endpoint): the send the
@@ -31,7 +18,7 @@ import {
  * the posts of contacts arriving as `messages.upsert`.
  */
 
-const ME = { id: "5511999999999:12@s.whatsapp.net", lid: "123456789:12@lid", name: "Ana" };
+const ME = PAIRED_ME;
 const STATUS = "status@broadcast";
 const BIA = "5511988887777";
 const PNG = Buffer.from(
@@ -39,20 +26,7 @@ const PNG = Buffer.from(
   "base64",
 );
 
-let h: RedisHarness;
-let net: SilentNetwork;
-const cleanups: (() => Promise<void>)[] = [];
-beforeAll(async () => {
-  h = await redisHarness();
-  net = await silentNetwork();
-});
-afterEach(async () => {
-  for (const c of cleanups.splice(0)) await c();
-});
-afterAll(async () => {
-  await net?.close();
-  await h?.close();
-});
+const suite = silentSuite();
 
 interface Rig {
   session: ProviderSession;
@@ -63,45 +37,7 @@ interface Rig {
 }
 
 async function openRig(): Promise<Rig> {
-  const store = await h.storeFor(h.newInstanceId());
-  const auth = await useRedisAuthState(store);
-  auth.state.creds.me = { ...ME };
-  auth.state.creds.account = proto.ADVSignedDeviceIdentity.fromObject({ details: Buffer.from("d") });
-  await auth.saveCreds();
-  const events: ProviderEvent[] = [];
-  const raw = new Map<string, string>();
-  const sockets: WASocket[] = [];
-  const session = createBaileysSession(
-    {
-      instance: baileysInstance(store.instanceId),
-      podId: "pod-a",
-      auth: store,
-      rawMessages: { save: async (id, v) => void raw.set(id, v), load: async (id) => raw.get(id) ?? null },
-      log: createLogger("silent"),
-      identity: memoryIdentity(),
-      records: memoryRecords(),
-      emit: (e) => events.push(e),
-    },
-    {
-      version: [2, 3000, 1],
-      makeSocket: (config: UserFacingSocketConfig) => {
-        const sock = makeWASocket({
-          ...config,
-          waWebSocketUrl: net.url,
-          connectTimeoutMs: 60_000,
-          defaultQueryTimeoutMs: 300,
-        });
-        sockets.push(sock);
-        return sock;
-      },
-    },
-  );
-  cleanups.push(() => session.stop());
-  await session.start();
-  await vi.waitFor(() => expect(sockets[0]?.ws.isOpen).toBe(true), { timeout: 10_000 });
-  const sock = sockets[0]!;
-  sock.ev.emit("connection.update", { connection: "open" });
-  sock.ev.flush(); // the offline backlog is in, as `ib offline` would say
+  const { session, sock, events } = await openPaired(suite);
   const sends: Rig["sends"] = [];
   vi.spyOn(sock, "sendMessage").mockImplementation(async (jid, content, options = {}) => {
     // Baileys' own content generation with the send's options (style included); media not uploaded.
