@@ -18,7 +18,8 @@ import {
 } from "@gw/contracts";
 import { contentHash, storedHash, validationDetails } from "@gw/platform";
 import { recordSent } from "./events/sent-record.ts";
-import { ConnectionOwner, type Held, type SessionManagerOptions } from "./ownership.ts";
+import type { Held, SessionManagerOptions } from "./held.ts";
+import { ConnectionOwner } from "./ownership.ts";
 import type { Picture } from "./providers/contract.ts";
 
 /** The operations the gateway asks of an instance's owner (local or over internal tRPC). */

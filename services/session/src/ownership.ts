@@ -1,50 +1,11 @@
-import type { ConnectionStatus, Instance, OutboundContent, Provider } from "@gw/contracts";
-import {
-  AuthStateStore,
-  type Logger,
-  type Platform,
-  type PodInfo,
-  rankPods,
-  Sealer,
-  StaleLeaseError,
-} from "@gw/platform";
+import type { ConnectionStatus, Instance, OutboundContent } from "@gw/contracts";
+import { AuthStateStore, type Platform, type PodInfo, rankPods, Sealer, StaleLeaseError } from "@gw/platform";
 import { applyProviderEvent } from "./events/provider-events.ts";
 import { InFlight, Resume } from "./handover.ts";
+import type { Held, SessionManagerOptions } from "./held.ts";
 import { NotHeldHere } from "./not-held.ts";
 import { providerRecords } from "./provider-records.ts";
-import type { ProviderEvent, ProviderFactory, ProviderSession } from "./providers/contract.ts";
-
-export interface Held {
-  epoch: number;
-  session: ProviderSession;
-  provider: Provider;
-  status: ConnectionStatus;
-  /** Serializes status writes so that events keep the order the provider reported. */
-  chain: Promise<void>;
-  /** Set once the manager let go of it: late provider events are ignored (messages excepted). */
-  closed: boolean;
-  /**
-   * Until when the lease is surely ours (local clock): the start of its last successful renewal
-   * (or acquisition) plus the TTL. Past it the pod fences itself: it drops the connection
-   * whether or not Redis could tell it that the lease is lost (Redis unreachable).
-   */
-  validUntil: number;
-  /** Taken over WORKING and not reconnected yet (handover.ts); null once it ended. */
-  resume: Resume | null;
-  /** Sends under way on its connection, let finish before it closes (handover.ts). */
-  inflight: InFlight;
-}
-
-export interface SessionManagerOptions {
-  podId: string;
-  url: string;
-  capacity: number;
-  /** HANDOVER_SEND_WAIT_MS: the resume window of a taken-over instance and the drain limit. */
-  handoverSendWaitMs: number;
-  authStateKey: string;
-  providers: Partial<Record<Provider, ProviderFactory>>;
-  log: Logger;
-}
+import type { ProviderEvent, ProviderSession } from "./providers/contract.ts";
 
 /** Statuses that say a connection is on: only a holder of the lease may leave them standing. */
 const LIVE_STATUSES: ReadonlySet<ConnectionStatus> = new Set(["STARTING", "SCAN_QR_CODE", "WORKING"]);
