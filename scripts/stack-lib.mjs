@@ -99,9 +99,9 @@ function installWheel(name) {
  * Redis Stack's arguments, one list for every place that starts one (the shared stack, the local
  * cluster, the chaos bench). `aof`: append-only file, fsync every second, no snapshots (a SIGKILLed
  * server comes back with what it acknowledged); otherwise a snapshot a minute and no AOF.
+ * `lib`: redisPaths()'s, which the caller has already (it also gives the binary).
  */
-export function redisServerArgs({ port, dir, aof = false }) {
-  const { lib } = redisPaths();
+export function redisServerArgs({ port, dir, lib, aof = false }) {
   return [
     ...["--port", String(port), "--bind", "127.0.0.1", "--dir", dir],
     ...(aof
@@ -213,11 +213,11 @@ async function redisReady() {
 
 export async function up({ quiet = false } = {}) {
   if (!(await portOpen(REDIS_PORT))) {
-    const { bin } = redisPaths();
+    const { bin, lib } = redisPaths();
     const dir = join(LOCAL, "redis");
     mkdirSync(dir, { recursive: true });
     if (!quiet) log(`starting Redis Stack on 127.0.0.1:${REDIS_PORT}`);
-    startDetached("redis", bin, redisServerArgs({ port: REDIS_PORT, dir }));
+    startDetached("redis", bin, redisServerArgs({ port: REDIS_PORT, dir, lib }));
     await waitFor(() => portOpen(REDIS_PORT), "Redis Stack", 20_000);
   }
   // A server that just started answers LOADING until its dump is read (a large local dataset

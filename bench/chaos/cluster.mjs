@@ -78,14 +78,14 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
   const simnetUrl = `http://127.0.0.1:${simnetPort}`;
   const procs = new Map(); // name → {name, role, port, start(), service}
 
-  const { bin: redisBin } = redisPaths();
+  const { bin: redisBin, lib: redisLib } = redisPaths();
   const redisDir = join(dir, "redis");
   mkdirSync(redisDir, { recursive: true });
   const startRedis = () =>
     spawnService({
       name: "redis",
       command: redisBin,
-      args: redisServerArgs({ port: redisPort, dir: redisDir, aof: true }),
+      args: redisServerArgs({ port: redisPort, dir: redisDir, lib: redisLib, aof: true }),
       logFile: join(dir, "redis.log"),
     });
   const tbin = temporalPath();

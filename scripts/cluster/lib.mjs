@@ -137,7 +137,7 @@ export async function startCluster({
 
   /** @type {Array<{name:string, role:string, pid:number, port:number, cmd:string, args:string[], env:object, cwd:string, readyUrl?:string, ports?:object, podName?:string}>} */
   const procs = [];
-  const { bin: redisBin } = redisPaths();
+  const { bin: redisBin, lib: redisLib } = redisPaths();
   mkdirSync(join(dir, "redis"), { recursive: true });
   procs.push({
     name: "redis",
@@ -146,7 +146,7 @@ export async function startCluster({
     cmd: redisBin,
     // AOF on (fsync every second): a SIGKILLed Redis comes back with what it acknowledged up to
     // a second before; RDB snapshots off (the AOF is the store).
-    args: redisServerArgs({ port: port.redis, dir: join(dir, "redis"), aof: true }),
+    args: redisServerArgs({ port: port.redis, dir: join(dir, "redis"), lib: redisLib, aof: true }),
     env: base(),
     cwd: dir,
   });

@@ -20,8 +20,11 @@ export const MEDIA_KINDS = {
 } as const;
 export type MediaKind = keyof typeof MEDIA_KINDS;
 
-/** Profile, group and channel pictures. */
-export const PICTURE_TYPES_PATTERN = "^image/(jpeg|png)$";
+/** Profile, group and channel pictures: JPEG or PNG. */
+export const PICTURE_TYPES = ["image/jpeg", "image/png"] as const;
+export const PICTURE_TYPES_PATTERN = `^(${PICTURE_TYPES.join("|")})$`;
+/** Whether a loaded file's (normalized) type is a picture's. */
+export const isPictureType = (mimetype: string): boolean => (PICTURE_TYPES as readonly string[]).includes(mimetype);
 
 /** The route's message when `mimetype` is not of `kind` (null when it is). */
 export function mediaKindProblem(kind: MediaKind, mimetype: string): string | null {

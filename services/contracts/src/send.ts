@@ -64,7 +64,7 @@ const caption = z.string().max(4096).optional();
  * (voice and video sends and status posts): given as the route's `bodyRules` (a rule on a body's
  * schema itself is not rendered), in `allOf`, beside the `anyOf` that names the chat.
  */
-export function convertRulesOf(route: string): { allOf?: unknown[] } {
+export function convertRulesOf(route: SendRoute): { allOf?: unknown[] } {
   if (route !== "voice" && route !== "video") return {};
   const convert = { properties: { convert: { const: true } }, required: ["convert"] };
   return { allOf: [{ anyOf: [convert, { properties: { file: mimetypeRule(MEDIA_KINDS[route].types) } }] }] };

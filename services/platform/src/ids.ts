@@ -1,14 +1,17 @@
 import { randomBytes } from "node:crypto";
 
-const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower case
+/** Crockford base32, lower case. */
+export const BASE32_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz";
 
-/** Random base32 text of `chars` characters (5 bits each). */
-export function randomBase32(chars: number): string {
-  const bytes = randomBytes(chars);
+/** Base32 text of `chars` characters, one per byte of `bytes` (its low 5 bits). */
+export function base32Of(bytes: Uint8Array, chars = bytes.length): string {
   let out = "";
-  for (let i = 0; i < chars; i++) out += ALPHABET[bytes[i]! & 31];
+  for (let i = 0; i < chars; i++) out += BASE32_ALPHABET[bytes[i]! & 31];
   return out;
 }
+
+/** Random base32 text of `chars` characters (5 bits each). */
+export const randomBase32 = (chars: number): string => base32Of(randomBytes(chars));
 
 /** Instance ids start with `i` (spec). 120 random bits. */
 export const newInstanceId = () => `i${randomBase32(24)}`;

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from "node:crypto";
 import { ApiError } from "@gw/contracts";
-import type { Keys } from "@gw/platform";
+import { base32Of, type Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 3_600_000;
@@ -80,11 +80,7 @@ export class IdempotencyStore {
    * a pair 15 s apart). A new run after a failure, or after the key expired, gets a new origin.
    */
   static queueId(instanceId: string, origin: string): string {
-    const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
-    const bytes = createHash("sha256").update(`${instanceId}:queue:${origin}`).digest();
-    let id = "qm_";
-    for (let i = 0; i < 26; i++) id += alphabet[bytes[i]! % 32];
-    return id;
+    return `qm_${base32Of(createHash("sha256").update(`${instanceId}:queue:${origin}`).digest(), 26)}`;
   }
 
   /** The network message id of a send made under `key`. */

@@ -7,7 +7,7 @@ import {
   type QueueSettingsPatch,
   type SendRequest,
 } from "@gw/contracts";
-import { type Platform, ReplicaCache, randomBase32 } from "@gw/platform";
+import { BASE32_ALPHABET, type Platform, ReplicaCache, randomBase32 } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { textLengthOf } from "./compose.ts";
 import { publicItem, QueueStore, type StoredQueueItem } from "./queue-store.ts";
@@ -22,9 +22,8 @@ export const queueWorkflowId = (instanceId: string) => `queue-${instanceId}`;
 export function newQueueId(now = Date.now()): string {
   let time = "";
   let t = now;
-  const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
   for (let i = 0; i < 10; i++) {
-    time = alphabet[t % 32] + time;
+    time = BASE32_ALPHABET[t % 32] + time;
     t = Math.floor(t / 32);
   }
   return `qm_${time}${randomBase32(16)}`;

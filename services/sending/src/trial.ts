@@ -60,8 +60,7 @@ export class TrialLimiter {
    */
   async take(
     instance: Pick<Instance, "id" | "billingStatus">,
-    now = new Date(),
-    charge?: string,
+    { now = new Date(), charge }: { now?: Date; charge?: string | undefined } = {},
   ): Promise<(() => Promise<void>) | null> {
     if (!this.applies(instance)) return null;
     const key = this.key(instance.id, now);

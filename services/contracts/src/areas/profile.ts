@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { documented } from "../doc-patterns.ts";
 import { FILE_ONE_OF, fileObject } from "../file.ts";
+import { PICTURE_TYPES } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -15,7 +16,7 @@ export const PROFILE_NAME_MAX = 25;
 export const PROFILE_STATUS_MAX = 139;
 /** The picture as given (JPEG or PNG); the network keeps a 640×640 JPEG of it. */
 export const PROFILE_PICTURE_MAX_BYTES = 5 * 1024 * 1024;
-export const PROFILE_PICTURE_TYPES = ["image/jpeg", "image/png"] as const;
+export const PROFILE_PICTURE_TYPES = PICTURE_TYPES;
 
 // --- route bodies (spec 4.3) -------------------------------------------------------------------
 

@@ -17,6 +17,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
+  isPictureType,
   type OutboundContent,
   type ProviderChannel,
   type ProviderPicture,
@@ -265,7 +266,7 @@ export const channelsRouter = router({
       let picture: { data: string; mimetype: string } | undefined;
       if (input.picture) {
         const file = await loadFile(input.picture, { ...ctx.sending.sender.composeDeps.media, field: "picture" });
-        if (!/^image\/(jpeg|png)$/i.test(file.mimetype)) {
+        if (!isPictureType(file.mimetype)) {
           throw new ApiError("validation_error", "Campos inválidos.", {
             picture: `a imagem do canal deve ser JPEG ou PNG (recebido ${file.mimetype})`,
           });

@@ -13,6 +13,7 @@ import {
   inviteCodeSchema,
   invitePreviewSchema,
   inviteSchema,
+  isPictureType,
   joinRequestSchema,
   listGroupsQuery,
   PICTURE_TYPES_PATTERN,
@@ -70,7 +71,7 @@ async function pictureOf(ctx: Ctx, file: z.infer<typeof fileSchema>, field: stri
     maxBytes: Math.min(config.MEDIA_MAX_BYTES, 5 * 1_048_576),
     timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
   });
-  if (loaded.mimetype !== "image/jpeg" && loaded.mimetype !== "image/png") {
+  if (!isPictureType(loaded.mimetype)) {
     throw new ApiError("validation_error", "Campos inválidos.", {
       [field]: `a imagem deve ser JPG ou PNG (recebido ${loaded.mimetype})`,
     });

@@ -126,7 +126,7 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
       await sending.sender.precheck(ctx.instance, req);
       const chatId = await queuedChat(ctx, req);
       // Once per Idempotency-Key run: a run taken over keeps the unit its first attempt took.
-      const giveBack = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
+      const giveBack = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
       try {
         const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : undefined;
         return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId, queueId) };
@@ -135,7 +135,7 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
         throw err;
       }
     }
-    const refund = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
+    const refund = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
     try {
       const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
       const result = await sending.sender.send(ctx.instance, req, networkId ? { networkId } : {});
@@ -298,7 +298,7 @@ export const messagesRouter = router({
         const chatId = ref.chatId ?? chatOf(input);
         if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
         const owner = await connectedOwner(ctx);
-        const refund = await sending.trial.take(ctx.instance, undefined, attempt?.origin);
+        const refund = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
         try {
           const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
           const result = await owner.send(
