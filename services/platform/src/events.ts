@@ -1,33 +1,23 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { ConnectionStatus, EventEnvelope, EventKind, Instance, SessionStatusPayload } from "@gw/contracts";
 import type { Redis } from "ioredis";
+import { base32Of, ulidTime } from "./ids.ts";
 import type { Keys } from "./keys.ts";
 import type { ScriptBatch } from "./script-batch.ts";
 
-const CROCKFORD = "0123456789abcdefghjkmnpqrstvwxyz";
-
-// Random bytes from a pool refilled 4 KiB at a time: ids are made on every event and delivery.
+// Random bytes from a pool refilled 4 KiB at a time (a multiple of an id's 16): ids are made on
+// every event and delivery.
 let pool = randomBytes(4096);
 let poolAt = 0;
-function randomByte(): number {
+
+/** `evt_` + a ULID (48-bit ms time, 80 random bits), lower case: unique and sortable by time. */
+export function newEventId(now = Date.now()): string {
   if (poolAt === pool.length) {
     pool = randomBytes(4096);
     poolAt = 0;
   }
-  return pool[poolAt++]!;
-}
-
-/** `evt_` + a ULID (48-bit ms time, 80 random bits), lower case: unique and sortable by time. */
-export function newEventId(now = Date.now()): string {
-  let time = "";
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  let rand = "";
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[randomByte() & 31];
-  return `evt_${time}${rand}`;
+  const rand = base32Of(pool.subarray(poolAt, (poolAt += 16)));
+  return `evt_${ulidTime(now)}${rand}`;
 }
 
 export function shardOf(instanceId: string, shards: number): number {
@@ -88,15 +78,7 @@ type Source = Pick<Instance, "id" | "provider" | "phone" | "pushName"> & Partial
  */
 export function stableEventId(key: string, at: number): string {
   const digest = createHash("sha256").update(key).digest();
-  let time = "";
-  let t = Math.max(0, Math.floor(at));
-  for (let i = 0; i < 10; i++) {
-    time = CROCKFORD[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  let rand = "";
-  for (let i = 0; i < 16; i++) rand += CROCKFORD[digest[i]! & 31];
-  return `evt_${time}${rand}`;
+  return `evt_${ulidTime(at)}${base32Of(digest, 16)}`;
 }
 
 /** A spec 2.11 envelope with a fresh `evt_` id, or the one given (no I/O: benches and tests build them too). */

@@ -10,6 +10,17 @@ export function base32Of(bytes: Uint8Array, chars = bytes.length): string {
   return out;
 }
 
+/** The 10-character time part of a ULID: `ms` (48 bits) in base32, most significant first. */
+export function ulidTime(ms: number): string {
+  let time = "";
+  let t = Math.max(0, Math.floor(ms));
+  for (let i = 0; i < 10; i++) {
+    time = BASE32_ALPHABET[t % 32] + time;
+    t = Math.floor(t / 32);
+  }
+  return time;
+}
+
 /** Random base32 text of `chars` characters (5 bits each). */
 export const randomBase32 = (chars: number): string => base32Of(randomBytes(chars));
 

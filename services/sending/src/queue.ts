@@ -7,7 +7,7 @@ import {
   type QueueSettingsPatch,
   type SendRequest,
 } from "@gw/contracts";
-import { BASE32_ALPHABET, type Platform, ReplicaCache, randomBase32 } from "@gw/platform";
+import { type Platform, ReplicaCache, randomBase32, ulidTime } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { textLengthOf } from "./compose.ts";
 import { publicItem, QueueStore, type StoredQueueItem } from "./queue-store.ts";
@@ -20,13 +20,7 @@ export const queueWorkflowId = (instanceId: string) => `queue-${instanceId}`;
 
 /** `qm_` + a ULID-like 26 characters: time-ordered, unique. */
 export function newQueueId(now = Date.now()): string {
-  let time = "";
-  let t = now;
-  for (let i = 0; i < 10; i++) {
-    time = BASE32_ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
-  }
-  return `qm_${time}${randomBase32(16)}`;
+  return `qm_${ulidTime(now)}${randomBase32(16)}`;
 }
 
 /** The network message id of a queue item's send: the same on every attempt (never twice). */
