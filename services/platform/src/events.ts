@@ -16,7 +16,8 @@ export function newEventId(now = Date.now()): string {
     pool = randomBytes(4096);
     poolAt = 0;
   }
-  const rand = base32Of(pool.subarray(poolAt, (poolAt += 16)));
+  const rand = base32Of(pool.subarray(poolAt, poolAt + 16));
+  poolAt += 16;
   return `evt_${ulidTime(now)}${rand}`;
 }
 
