@@ -10,7 +10,8 @@ import {
 import type { AckStatus, ProviderContext } from "../contract.ts";
 import { type BaileysLogger, BoundedCache } from "./auth-state.ts";
 import type { GroupCache } from "./group-cache.ts";
-import { type InboundLookups, secondsOf, storedForm, toInboundMessage } from "./inbound.ts";
+import { type InboundLookups, storedForm, toInboundMessage } from "./inbound.ts";
+import { secondsOf } from "./inbound-content.ts";
 import { toChatId } from "./outbound.ts";
 import { withTimeout } from "./with-timeout.ts";
 
