@@ -1,6 +1,6 @@
 import type { WACallEvent } from "@whiskeysockets/baileys";
 import type { BaileysAreaModule } from "./areas.ts";
-import { toChatId, toUserJid } from "./outbound.ts";
+import { toChatId, toUserJid } from "./jids.ts";
 
 /** Calls remembered per session (the newest); older ones are only rejectable with `from`. */
 const MEMORY = 1_000;

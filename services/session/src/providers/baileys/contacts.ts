@@ -3,7 +3,7 @@ import { type Contact, isLidUser, isPnUser, jidNormalizedUser, type WASocket } f
 import { addressBookWriter } from "../address-book.ts";
 import type { BaileysAreaModule } from "./areas.ts";
 import { BoundedCache } from "./auth-state.ts";
-import { toChatId, toUserJid } from "./outbound.ts";
+import { toChatId, toUserJid } from "./jids.ts";
 
 /**
  * Contacts through Baileys 7 (docs/contacts.md). The real network never answers "the address book" to a

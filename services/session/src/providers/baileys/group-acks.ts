@@ -3,7 +3,7 @@ import { type BaileysEventMap, isJidGroup, jidNormalizedUser, type WASocket } fr
 import { addressBookWriter } from "../address-book.ts";
 import type { BaileysAreaModule } from "./areas.ts";
 import { contactOf } from "./groups.ts";
-import { toChatId } from "./outbound.ts";
+import { toChatId } from "./jids.ts";
 
 /**
  * `message.ack.group` (spec 6.2) through Baileys 7: in a group the server sends one `<receipt>` per

@@ -11,7 +11,7 @@ import {
 import type { BaileysArea, BaileysAreaModule } from "./areas.ts";
 import { BoundedCache } from "./auth-state.ts";
 import { networkCodeOf } from "./errors.ts";
-import { toChatId, toUserJid } from "./outbound.ts";
+import { toChatId, toUserJid } from "./jids.ts";
 
 /**
  * Groups through Baileys 7 (reference baileys.md §5.4; `sock.group*` of Socket/groups): each

@@ -12,7 +12,7 @@ import { type BaileysLogger, BoundedCache } from "./auth-state.ts";
 import type { GroupCache } from "./group-cache.ts";
 import { type InboundLookups, storedForm, toInboundMessage } from "./inbound.ts";
 import { secondsOf } from "./inbound-content.ts";
-import { toChatId } from "./outbound.ts";
+import { toChatId } from "./jids.ts";
 import { withTimeout } from "./with-timeout.ts";
 
 /** proto.WebMessageInfo.Status → spec 2.9 ack status (ERROR 0, PENDING 1, SERVER_ACK 2, DELIVERY_ACK 3, READ 4, PLAYED 5). */

@@ -1,6 +1,6 @@
 import { type ProviderLabel, presentLabel } from "@gw/contracts";
 import type { ProviderContext } from "../contract.ts";
-import { brazilianAlternative } from "./outbound.ts";
+import { brazilianAlternative } from "./jids.ts";
 
 /**
  * What the instance knows of its labels on the real network. The network has no query for them:

@@ -11,8 +11,8 @@ import { isWABusinessPlatform, type WASocket } from "@whiskeysockets/baileys";
 // The package root does not re-export this enum (Types/index.ts omits LabelAssociation); the file is public (no exports map).
 import { LabelAssociationType } from "@whiskeysockets/baileys/lib/Types/LabelAssociation.js";
 import type { BaileysAreaModule } from "./areas.ts";
+import { brazilianAlternative, toChatId, toJid } from "./jids.ts";
 import { type LabelEdit, labelBook } from "./labels-book.ts";
-import { brazilianAlternative, toChatId, toJid } from "./outbound.ts";
 
 /**
  * Labels on the real network through Baileys 7 (rc14, `Socket/chats.js`, `Utils/chat-utils.js`).

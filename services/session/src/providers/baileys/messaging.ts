@@ -19,15 +19,8 @@ import type { BaileysLogger } from "./auth-state.ts";
 import { networkCodeOf } from "./errors.ts";
 import type { GroupCache } from "./group-cache.ts";
 import { storedForm } from "./inbound.ts";
-import {
-  brazilianAlternative,
-  isBareMessageId,
-  type OutboundContext,
-  parseMessageId,
-  toBaileysContent,
-  toChatId,
-  toJid,
-} from "./outbound.ts";
+import { brazilianAlternative, isBareMessageId, parseMessageId, toChatId, toJid } from "./jids.ts";
+import { type OutboundContext, toBaileysContent } from "./outbound.ts";
 import { buildPollVote } from "./poll-vote.ts";
 import { withTimeout } from "./with-timeout.ts";
 

@@ -19,20 +19,10 @@ import {
 } from "@whiskeysockets/baileys";
 import { describe, expect, it } from "vitest";
 import { mapNetworkError } from "./errors.ts";
-import {
-  type BaileysOutbound,
-  brazilianAlternative,
-  buildVCard,
-  escapeVCardText,
-  formatMessageId,
-  isAnimatedWebp,
-  type OutboundContext,
-  parseMessageId,
-  toBaileysContent,
-  toChatId,
-  toJid,
-} from "./outbound.ts";
+import { brazilianAlternative, formatMessageId, parseMessageId, toChatId, toJid } from "./jids.ts";
+import { type BaileysOutbound, isAnimatedWebp, type OutboundContext, toBaileysContent } from "./outbound.ts";
 import { Boom } from "./testing.ts";
+import { buildVCard, escapeVCardText } from "./vcard.ts";
 
 /**
  * The mapping checked the only way that counts: what it produces goes through Baileys' own

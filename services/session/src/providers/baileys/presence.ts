@@ -4,7 +4,7 @@ import { PresenceBook } from "../presence-book.ts";
 import { phoneFromJid } from "./account.ts";
 import type { BaileysAreaModule } from "./areas.ts";
 import { mapNetworkError } from "./errors.ts";
-import { toChatId, toJid } from "./outbound.ts";
+import { toChatId, toJid } from "./jids.ts";
 
 /**
  * Presence on the real network through Baileys 7 (rc14, `Socket/chats.js`):

@@ -1,7 +1,7 @@
 import type { WAMessage } from "@whiskeysockets/baileys";
 import type { BaileysAreaModule } from "./areas.ts";
 import { type InboundLookups, toInboundMessage } from "./inbound.ts";
-import { STATUS_JID } from "./outbound.ts";
+import { STATUS_JID } from "./jids.ts";
 
 /**
  * Status posts on the real network through Baileys.
