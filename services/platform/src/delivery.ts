@@ -1,7 +1,8 @@
 import { WEBHOOK_TIMEOUT_MS } from "@gw/contracts";
 import { sign } from "@gw/webhook-verify";
 import { guardedRequest } from "./url-guard.ts";
-import type { StoredDelivery, WebhookTarget } from "./webhooks.ts";
+import type { StoredDelivery } from "./webhook-deliveries.ts";
+import type { WebhookTarget } from "./webhooks.ts";
 
 export interface AttemptOutcome {
   ok: boolean;

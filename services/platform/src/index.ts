@@ -34,4 +34,5 @@ export * from "./trpc-invoke.ts";
 export * from "./turn-batch.ts";
 export * from "./unavailable.ts";
 export * from "./url-guard.ts";
+export * from "./webhook-deliveries.ts";
 export * from "./webhooks.ts";

@@ -1,18 +1,15 @@
 import { randomBytes } from "node:crypto";
-import { ApiError, type Delivery, WEBHOOK_FAILING_LIMIT_MS, WEBHOOKS_PER_INSTANCE, type Webhook } from "@gw/contracts";
+import { ApiError, WEBHOOK_FAILING_LIMIT_MS, WEBHOOKS_PER_INSTANCE, type Webhook } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { type Entity, Repository, Schema } from "redis-om";
-import { newEventId } from "./events.ts";
 import { randomBase32 } from "./ids.ts";
 import type { Invalidations } from "./invalidations.ts";
 import type { Keys } from "./keys.ts";
 import type { OmClient } from "./redis.ts";
 import type { Sealer } from "./sealed.ts";
-import { TurnBatcher } from "./turn-batch.ts";
+import { DeliveryLog } from "./webhook-deliveries.ts";
 
 const DAY = 86_400_000;
-const DELIVERY_TTL_MS = 7 * DAY;
-const RESPONSE_SAMPLES = 10_000;
 
 /** What is stored of a webhook: the public fields, sealed secret, and times as numbers. */
 type WebhookDoc = {
@@ -29,12 +26,6 @@ type WebhookDoc = {
   updatedAt: number;
 };
 
-/**
- * A delivery with what every attempt needs: `body`, the envelope exactly as first sent (a retry
- * POSTs the same bytes). `persisted` is in-memory bookkeeping, never stored.
- */
-export type StoredDelivery = Delivery & { instanceId: string; body: string; persisted?: boolean };
-
 /** A webhook as the dispatcher needs it: with its secret to sign, and whether its failure clock runs. */
 export type WebhookTarget = {
   id: string;
@@ -45,12 +36,7 @@ export type WebhookTarget = {
   failingSince: number | null;
 };
 
-/** Index and response-time sets are trimmed at most this often per webhook and process. */
-const TRIM_EVERY_MS = 30_000;
-
 export const newWebhookSecret = () => `whsec_${randomBytes(24).toString("base64url")}`;
-/** `dlv_` + 26 sortable characters, like event ids. */
-export const newDeliveryId = () => `dlv_${newEventId().slice(4)}`;
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
@@ -63,13 +49,14 @@ export function webhookSchemaFor(k: Keys) {
 }
 
 /**
- * Webhooks (redis-om JSON documents, secrets sealed), their deliveries (7 days) and response
- * times (24 h), and the failure clock that deactivates a webhook (spec 3.4).
+ * Webhooks (redis-om JSON documents, secrets sealed) and the failure clock that deactivates a
+ * webhook (spec 3.4); their deliveries (7 days) and response times (24 h) are `deliveries`
+ * (webhook-deliveries.ts).
  */
 export class WebhookStore {
   readonly repo: Repository;
-  private readonly lastTrim = new Map<string, number>();
-  private readonly batch: TurnBatcher<DeliveryWrite, void>;
+  /** Its webhooks' deliveries and response times. */
+  readonly deliveries: DeliveryLog;
 
   constructor(
     private readonly redis: Redis,
@@ -79,7 +66,10 @@ export class WebhookStore {
     private readonly invalidations: Invalidations,
   ) {
     this.repo = new Repository(webhookSchemaFor(k), om);
-    this.batch = deliveryWrites(redis);
+    this.deliveries = new DeliveryLog(redis, k, {
+      owned: async (instanceId, webhookId) => void (await this.doc(instanceId, webhookId)),
+      succeeded: (webhookId) => this.clearFailing(webhookId),
+    });
   }
 
   async create(
@@ -193,134 +183,6 @@ export class WebhookStore {
       failingSince: d.failingSince,
       active: d.active,
     };
-  }
-
-  // --- deliveries ------------------------------------------------------------------------
-
-  /**
-   * A new delivery of an event (its raw envelope JSON) to a webhook, in memory only: it is
-   * written with the outcome of its first attempt (one write per delivery on the happy path).
-   */
-  newDelivery(
-    target: WebhookTarget,
-    body: string,
-    event: { id: string; event: string },
-    manual = false,
-  ): StoredDelivery {
-    return {
-      id: newDeliveryId(),
-      webhookId: target.id,
-      instanceId: target.instanceId,
-      eventId: event.id,
-      event: event.event,
-      status: "pending",
-      attempt: 0,
-      httpStatus: null,
-      error: null,
-      durationMs: null,
-      nextAttemptAt: null,
-      manual,
-      createdAt: new Date().toISOString(),
-      lastAttemptAt: null,
-      body,
-      persisted: false,
-    };
-  }
-
-  async getDelivery(id: string): Promise<StoredDelivery | null> {
-    const [meta, body] = await this.redis.hmget(this.k.delivery(id), "meta", "body");
-    return meta && body ? { ...(JSON.parse(meta) as Delivery & { instanceId: string }), body, persisted: true } : null;
-  }
-
-  /**
-   * Writes the outcome of one attempt (and, the first time, the delivery itself and its index
-   * entry). Plain commands, so ioredis pipelines them with everything else in flight. A success
-   * feeds the response times and, when the webhook's failure clock runs, stops it.
-   */
-  async recordAttempt(
-    delivery: StoredDelivery,
-    outcome: {
-      ok: boolean;
-      httpStatus: number | null;
-      error: string | null;
-      durationMs: number;
-      nextAttemptAt: number | null;
-      final: boolean;
-    },
-    opts: { wasFailing?: boolean } = {},
-  ): Promise<StoredDelivery> {
-    const now = Date.now();
-    const { body, persisted, ...rest } = delivery;
-    const meta: Delivery & { instanceId: string } = {
-      ...rest,
-      attempt: delivery.attempt + 1,
-      status: outcome.ok ? "succeeded" : outcome.final ? "failed" : "retrying",
-      httpStatus: outcome.httpStatus,
-      error: outcome.error,
-      durationMs: outcome.durationMs,
-      nextAttemptAt: iso(outcome.nextAttemptAt),
-      lastAttemptAt: new Date(now).toISOString(),
-    };
-    const writes: Promise<unknown>[] = [
-      this.batch.add({
-        key: this.k.delivery(delivery.id),
-        meta: JSON.stringify(meta),
-        // The first write of a delivery also stores its body and indexes it.
-        body: persisted ? null : body,
-        index: persisted ? null : this.k.webhookDeliveries(delivery.webhookId),
-        createdAt: Date.parse(delivery.createdAt),
-        id: delivery.id,
-        responseTimes: outcome.ok ? this.k.webhookResponseTimes(delivery.webhookId) : null,
-        sample: `${delivery.id}:${outcome.durationMs}`,
-        now,
-      }),
-    ];
-    this.trim(delivery.webhookId, now, writes);
-    await Promise.all(writes);
-    if (outcome.ok && opts.wasFailing !== false) await this.clearFailing(delivery.webhookId);
-    return { ...meta, body, persisted: true };
-  }
-
-  /** Keeps the delivery index (7 days) and response-time samples (24 h, capped) bounded. */
-  private trim(webhookId: string, now: number, writes: Promise<unknown>[]): void {
-    if ((this.lastTrim.get(webhookId) ?? 0) > now - TRIM_EVERY_MS) return;
-    this.lastTrim.set(webhookId, now);
-    if (this.lastTrim.size > 100_000) this.lastTrim.clear();
-    const rt = this.k.webhookResponseTimes(webhookId);
-    writes.push(
-      this.redis.zremrangebyscore(this.k.webhookDeliveries(webhookId), 0, now - DELIVERY_TTL_MS),
-      this.redis.zremrangebyscore(rt, 0, now - DAY),
-      this.redis.zremrangebyrank(rt, 0, -RESPONSE_SAMPLES - 1),
-      this.redis.pexpire(rt, DAY),
-    );
-  }
-
-  async listDeliveries(instanceId: string, webhookId: string, limit: number, cursor?: string) {
-    await this.doc(instanceId, webhookId);
-    const max = cursor ? `(${cursor}` : "+inf";
-    const rows = await this.redis.zrevrangebyscore(
-      this.k.webhookDeliveries(webhookId),
-      max,
-      "-inf",
-      "WITHSCORES",
-      "LIMIT",
-      0,
-      limit + 1,
-    );
-    const ids: string[] = [];
-    const scores: string[] = [];
-    for (let i = 0; i < rows.length; i += 2) {
-      ids.push(rows[i]!);
-      scores.push(rows[i + 1]!);
-    }
-    const page = ids.slice(0, limit);
-    const metas = await Promise.all(page.map((id) => this.redis.hget(this.k.delivery(id), "meta")));
-    const data = metas.flatMap((m) => {
-      if (!m) return [];
-      const { instanceId: _, ...d } = JSON.parse(m) as Delivery & { instanceId: string };
-      return [d];
-    });
-    return { data, nextCursor: ids.length > limit ? (scores[limit - 1] ?? null) : null };
   }
 
   // --- failure clock and deactivation ----------------------------------------------------
@@ -448,51 +310,4 @@ export class WebhookStore {
       );
     }
   }
-}
-
-type DeliveryWrite = {
-  key: string;
-  meta: string;
-  body: string | null;
-  index: string | null;
-  createdAt: number;
-  id: string;
-  responseTimes: string | null;
-  sample: string;
-  now: number;
-};
-
-/** One script for every delivery write of a tick: 5 fields a record, flat. */
-const WRITE_DELIVERIES = `
-local ttl = tonumber(ARGV[1])
-local i = 2
-while i <= #ARGV do
-  local key, meta, body, index, created, id, rt, sample, now =
-    ARGV[i], ARGV[i+1], ARGV[i+2], ARGV[i+3], ARGV[i+4], ARGV[i+5], ARGV[i+6], ARGV[i+7], ARGV[i+8]
-  if body ~= '' then
-    redis.call('HSET', key, 'meta', meta, 'body', body)
-    redis.call('PEXPIRE', key, ttl)
-    redis.call('ZADD', index, created, id)
-  else
-    redis.call('HSET', key, 'meta', meta)
-  end
-  if rt ~= '' then redis.call('ZADD', rt, now, sample) end
-  i = i + 9
-end
-return 1`;
-
-/**
- * Delivery records are written in batches: everything recorded in one tick goes to Redis in one
- * script (the dispatcher records thousands a second; one call each cost more CPU than the POST).
- * Keys are passed as arguments, which is fine on a single Redis but not on a cluster.
- */
-function deliveryWrites(redis: Redis): TurnBatcher<DeliveryWrite, void> {
-  return new TurnBatcher<DeliveryWrite, void>(async (items) => {
-    const args: (string | number)[] = [DELIVERY_TTL_MS];
-    for (const w of items) {
-      args.push(w.key, w.meta, w.body ?? "", w.index ?? "", w.createdAt, w.id, w.responseTimes ?? "", w.sample, w.now);
-    }
-    await redis.eval(WRITE_DELIVERIES, 0, ...args);
-    return items.map(() => undefined);
-  });
 }

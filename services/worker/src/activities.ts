@@ -15,12 +15,12 @@ export function createActivities(deps: {
   return {
     async retryDelivery({ deliveryId, nextDelayMs }: RetryInput): Promise<RetryResult> {
       const { webhooks, config } = deps.platform;
-      const delivery = await webhooks.getDelivery(deliveryId);
+      const delivery = await webhooks.deliveries.getDelivery(deliveryId);
       if (!delivery) return { done: true, result: "stopped" }; // expired or deleted
       const target = await webhooks.target(delivery.webhookId);
       if (!target?.active) {
         // Deleted or deactivated meanwhile: no more attempts (a reactivation starts fresh).
-        await webhooks.recordAttempt(delivery, {
+        await webhooks.deliveries.recordAttempt(delivery, {
           ok: false,
           httpStatus: null,
           error: target ? "webhook deactivated: no more attempts" : "webhook deleted",
@@ -34,7 +34,11 @@ export function createActivities(deps: {
       deps.metrics?.deliveries.inc({ by: "retry", outcome: outcome.ok ? "succeeded" : "failed" });
       deps.metrics?.duration.observe(outcome.durationMs / 1000);
       if (outcome.ok) {
-        await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true }, { wasFailing: true });
+        await webhooks.deliveries.recordAttempt(
+          delivery,
+          { ...outcome, nextAttemptAt: null, final: true },
+          { wasFailing: true },
+        );
         return { done: true, result: "succeeded" };
       }
       const { retry } = await afterFailure(deps, target, delivery, outcome, nextDelayMs);

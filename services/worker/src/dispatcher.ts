@@ -196,12 +196,12 @@ export class Dispatcher {
 
   private async deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
     const { webhooks, config } = this.platform;
-    const delivery = webhooks.newDelivery(target, body, event);
+    const delivery = webhooks.deliveries.newDelivery(target, body, event);
     const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
     this.metrics?.deliveries.inc({ by: "dispatcher", outcome: outcome.ok ? "succeeded" : "failed" });
     this.metrics?.duration.observe(outcome.durationMs / 1000);
     if (outcome.ok) {
-      await webhooks.recordAttempt(
+      await webhooks.deliveries.recordAttempt(
         delivery,
         { ...outcome, nextAttemptAt: null, final: true },
         { wasFailing: target.failingSince !== null },

@@ -17,7 +17,7 @@ export async function afterFailure(
   const { webhooks } = deps.platform;
   const verdict = await webhooks.markFailing(target.id, outcome.gone);
   if (verdict.deactivate && verdict.reason) {
-    await webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true });
+    await webhooks.deliveries.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true });
     const done = await webhooks.deactivate(target.id, verdict.reason);
     if (done) {
       deps.log.warn(
@@ -31,7 +31,7 @@ export async function afterFailure(
     return { retry: false };
   }
   const final = nextDelayMs === null;
-  await webhooks.recordAttempt(delivery, {
+  await webhooks.deliveries.recordAttempt(delivery, {
     ...outcome,
     nextAttemptAt: final ? null : Date.now() + nextDelayMs,
     final,

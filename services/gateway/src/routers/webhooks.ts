@@ -45,7 +45,7 @@ async function deliverNow(ctx: Context, webhookIdValue: string, delivery: Stored
   if (!target) throw new ApiError("not_found", "Webhook não encontrado.");
   const outcome = await attemptDelivery(target, delivery, { allowPrivate: ctx.platform.config.WEBHOOK_ALLOW_PRIVATE });
   return publicDelivery(
-    await ctx.platform.webhooks.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true }),
+    await ctx.platform.webhooks.deliveries.recordAttempt(delivery, { ...outcome, nextAttemptAt: null, final: true }),
   );
 }
 
@@ -146,7 +146,7 @@ export const webhooksRouter = router({
         webhookId: input.webhookId,
         message: "Evento de teste do gateway.",
       });
-      const delivery = ctx.platform.webhooks.newDelivery(target, JSON.stringify(envelope), envelope, true);
+      const delivery = ctx.platform.webhooks.deliveries.newDelivery(target, JSON.stringify(envelope), envelope, true);
       return deliverNow(ctx, input.webhookId, delivery);
     }),
 
@@ -168,7 +168,7 @@ export const webhooksRouter = router({
     )
     .output(deliveryPageSchema)
     .query(({ ctx, input }) =>
-      ctx.platform.webhooks.listDeliveries(input.instanceId, input.webhookId, input.limit, input.cursor),
+      ctx.platform.webhooks.deliveries.listDeliveries(input.instanceId, input.webhookId, input.limit, input.cursor),
     ),
 
   retryDelivery: instanceProcedure
@@ -184,13 +184,13 @@ export const webhooksRouter = router({
     .input(byId.extend({ deliveryId: z.string().regex(DELIVERY_ID_RE, "id de entrega inválido") }))
     .output(deliverySchema)
     .mutation(async ({ ctx, input }) => {
-      const original = await ctx.platform.webhooks.getDelivery(input.deliveryId);
+      const original = await ctx.platform.webhooks.deliveries.getDelivery(input.deliveryId);
       if (!original || original.webhookId !== input.webhookId || original.instanceId !== input.instanceId) {
         throw new ApiError("not_found", "Entrega não encontrada.");
       }
       const target = await ctx.platform.webhooks.target(input.webhookId);
       if (!target) throw new ApiError("not_found", "Webhook não encontrado.");
-      const delivery = ctx.platform.webhooks.newDelivery(
+      const delivery = ctx.platform.webhooks.deliveries.newDelivery(
         target,
         original.body,
         { id: original.eventId, event: original.event },
