@@ -245,6 +245,24 @@ describe("loadFile: url", () => {
     expect(noName.code).toBe("validation_error");
     expect(noName.details?.["file.url"]).toBe("o nome nowhere.example não pôde ser resolvido");
 
+    // The resolver refuses a name over DNS's limits outright (getaddrinfo EINVAL): the same answer, not "EINVAL".
+    const tooLong = await apiError(
+      loadFile(
+        { url: "http://toolong.example/x.png" },
+        {
+          ...OPEN,
+          lookup: async () => {
+            throw Object.assign(new Error("getaddrinfo EINVAL toolong.example"), {
+              code: "EINVAL",
+              syscall: "getaddrinfo",
+            });
+          },
+        },
+      ),
+    );
+    expect(tooLong.code).toBe("validation_error");
+    expect(tooLong.details?.["file.url"]).toBe("o nome toolong.example não pôde ser resolvido");
+
     const closed = createServer();
     closed.listen(0, "127.0.0.1");
     await once(closed, "listening");

@@ -286,14 +286,17 @@ const DNS_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "ENODATA", "EAI_NONAME", "E
 
 /** Why a download failed, in Portuguese, from an undici/net error (possibly wrapped or aggregated). */
 function describeNetworkError(err: unknown, url: string, timeoutMs: number): string {
-  const e = err as { code?: string; name?: string; cause?: { code?: string }; errors?: { code?: string }[] };
+  type Failure = { code?: string; syscall?: string };
+  const e = err as Failure & { name?: string; cause?: Failure; errors?: Failure[] };
   const code = e?.code ?? e?.cause?.code ?? e?.errors?.[0]?.code ?? "";
+  // The resolver's own refusals (EINVAL for a name over DNS's 253 characters) are names that do not resolve too.
+  const syscall = e?.syscall ?? e?.cause?.syscall ?? e?.errors?.[0]?.syscall;
   let host = url;
   try {
     host = new URL(url).host;
   } catch {}
   if (e?.name === "TimeoutError" || code.endsWith("_TIMEOUT") || code === "ETIMEDOUT") return timeoutReason(timeoutMs);
-  if (DNS_CODES.has(code)) return `o nome ${host} não pôde ser resolvido`;
+  if (DNS_CODES.has(code) || syscall === "getaddrinfo") return `o nome ${host} não pôde ser resolvido`;
   if (code === "ECONNREFUSED") return `conexão recusada por ${host}`;
   if (code === "ECONNRESET" || code === "EPIPE" || code === "UND_ERR_SOCKET") {
     return "a conexão foi encerrada antes do fim do arquivo";
