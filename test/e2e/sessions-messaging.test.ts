@@ -148,6 +148,16 @@ describe("public routes on the provider operations", () => {
     expect(((await missing.json()) as { error: { details: Record<string, string> } }).error.details.chatId).toBe(
       "informe o chatId",
     );
+    // Channels and status have no typing indicator: refused here with the reason, not by the network.
+    for (const chatId of ["status@broadcast", "120363401234567890@newsletter"]) {
+      const res = await call("/typing/start", { method: "POST", json: { chatId } });
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as { error: { code: string; details: Record<string, string> } };
+      expect(body.error.code).toBe("validation_error");
+      expect(body.error.details.chatId).toMatch(
+        /^o indicador de digitação só existe em conversas com pessoas e grupos/,
+      );
+    }
   });
 
   it("not WORKING → 422 instance_not_connected", async () => {

@@ -1,10 +1,26 @@
 import { randomBytes } from "node:crypto";
-import { CHAT_REQUIRED, chatFields, requireChat, successSchema } from "@gw/contracts";
+import { ApiError, CHAT_REQUIRED, DOC_PATTERNS, documented, requireChat, successSchema } from "@gw/contracts";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
-const chatInput = z.object(chatFields);
+/** Channels and status have no typing indicator: their ids are refused here, with a reason. */
+const typingChatField = (description: string) =>
+  documented(z.string().max(200).optional(), { pattern: DOC_PATTERNS.typingChat }, { description });
+const typingInput = z.object({
+  chatId: typingChatField("Number with country and area code, or a person's or group's JID"),
+  phone: typingChatField("Alias of chatId"),
+});
+
+function typingChat(input: z.infer<typeof typingInput>): string {
+  const chatId = requireChat(input);
+  if (/@(newsletter|broadcast)$/.test(chatId)) {
+    throw new ApiError("validation_error", "Campos inválidos.", {
+      chatId: "o indicador de digitação só existe em conversas com pessoas e grupos (não em canais nem em status)",
+    });
+  }
+  return chatId;
+}
 
 /**
  * The first routes of spec 4.4 that need no message store: message ids and the typing indicator
@@ -37,10 +53,10 @@ export const chatBasicsRouter = router({
         summary: "Show the typing indicator in a chat until /typing/stop or the next send",
       },
     })
-    .input(chatInput)
+    .input(typingInput)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      const chatId = requireChat(input);
+      const chatId = typingChat(input);
       await (await connectedOwner(ctx)).presence(ctx.instance.id, "composing", chatId);
       return { success: true as const };
     }),
@@ -57,10 +73,10 @@ export const chatBasicsRouter = router({
         summary: "Remove the typing indicator",
       },
     })
-    .input(chatInput)
+    .input(typingInput)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      const chatId = requireChat(input);
+      const chatId = typingChat(input);
       await (await connectedOwner(ctx)).presence(ctx.instance.id, "paused", chatId);
       return { success: true as const };
     }),
