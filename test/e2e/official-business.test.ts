@@ -101,13 +101,22 @@ describe("business profile", () => {
       });
       expect((await expectError(res, 422, "validation_error")).error.details?.file).toMatch(text);
     }
+    // Not base64 at all: said of file.data (the document states the pattern), not of the image.
+    for (const data of ["0", "não é base64", "data:image/png,AAAA"]) {
+      const res = await api("/business-profile/picture", { method: "PUT", json: { file: { data } } });
+      expect((await expectError(res, 422, "validation_error")).error.details?.["file.data"]).toMatch(/base64 inválido/);
+    }
     const nothing = (await (await r.ctl("GET", `/mock/numbers/${n.phoneNumberId}/requests?since=${since}`)).json()) as {
       requests: unknown[];
     };
     expect(nothing.requests).toEqual([]);
     const picture = png(192, 192);
+    // A data: URL of the bytes is taken as their base64 (as for every file of spec 2.5).
     const done = await expectJson<{ data: { profile_picture_url: string }[] }>(
-      await api("/business-profile/picture", { method: "PUT", json: { file: { data: picture.toString("base64") } } }),
+      await api("/business-profile/picture", {
+        method: "PUT",
+        json: { file: { data: `data:image/png;base64,${picture.toString("base64")}` } },
+      }),
     );
     expect(done.data[0]!.profile_picture_url).toMatch(/profile-picture/);
     const served = await fetch(done.data[0]!.profile_picture_url);

@@ -1,6 +1,35 @@
 import { z } from "zod";
 import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 
+const DATA_URL_RE = /^data:([^,]*?);base64,/i;
+const BASE64_RE = /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
+
+/** What base64 content given in a request holds, or why it holds nothing. */
+export type Base64Content =
+  | { ok: true; base64: string; urlType: string | undefined }
+  | { ok: false; reason: "data_url_not_base64" | "empty" | "invalid" };
+
+/**
+ * Base64 content as a request may give it (spec 2.5 `data`): bare, or a `data:<type>;base64,` URL
+ * of it; line breaks (MIME-style wrapping at 76 columns) and spaces are tolerated, nothing else.
+ * Answers the bare base64 and the URL's declared type.
+ */
+export function parseBase64Content(value: string): Base64Content {
+  let text = value;
+  let urlType: string | undefined;
+  const prefix = DATA_URL_RE.exec(text);
+  if (prefix) {
+    text = text.slice(prefix[0].length);
+    urlType = prefix[1] || undefined;
+  } else if (/^data:/i.test(text)) {
+    return { ok: false, reason: "data_url_not_base64" };
+  }
+  text = text.replace(/\s+/g, "");
+  if (text === "") return { ok: false, reason: "empty" };
+  if (text.length % 4 === 1 || !BASE64_RE.test(text)) return { ok: false, reason: "invalid" };
+  return { ok: true, base64: text, urlType };
+}
+
 /** The one-of rule of a file object, as the document states it. */
 export const FILE_ONE_OF = {
   oneOf: [

@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
+import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
+import { parseBase64Content } from "../file.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -46,7 +48,26 @@ export type BusinessProfilePatch = z.infer<typeof businessProfilePatch>;
 export const businessPictureBody = z.object({
   file: z.object(
     {
-      data: z.string("informe file.data (base64)").min(1, "file.data vazio"),
+      data: documented(
+        z
+          .string("informe file.data (base64)")
+          .min(1, "file.data vazio")
+          .transform((value, ctx) => {
+            // The bare base64 of the bytes: a data: URL of it (as for every file) is taken too.
+            const content = parseBase64Content(value);
+            if (content.ok) return content.base64;
+            ctx.addIssue({
+              code: "custom",
+              message:
+                content.reason === "empty"
+                  ? "file.data vazio"
+                  : "file.data: base64 inválido (A-Z, a-z, 0-9, + e /, com = apenas no final), ou uma data URL ;base64",
+            });
+            return z.NEVER;
+          }),
+        { pattern: DOC_PATTERNS.base64 },
+        { description: "base64 content of a JPG or PNG, or a data: URL of it" },
+      ),
       mimetype: z.enum(["image/jpeg", "image/png"], "file.mimetype: image/jpeg ou image/png").optional(),
     },
     "informe file { data, mimetype? }",

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, parseBase64Content } from "@gw/contracts";
 import { guardedDispatcher, guardedRequest, type HostLookup } from "@gw/platform/url-guard";
 import type { Agent, Dispatcher } from "undici";
 import { SNIFF_BYTES, sniffMimetype } from "./sniff.ts";
@@ -121,32 +121,24 @@ export function sanitizeFilename(raw: string): string | undefined {
 // ---------------------------------------------------------------------------------------------------
 // data (base64)
 
-const DATA_URL_RE = /^data:([^,]*?);base64,/i;
-const BASE64_RE = /^[A-Za-z0-9+/]*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=|[A-Za-z0-9+/]{2,3})?$/;
-
 function decodeData(file: FileInput, opts: LoadOptions): LoadedFile {
   const key = `${opts.field}.data`;
-  let text = file.data ?? "";
-  let urlMimetype: string | undefined;
-  const prefix = DATA_URL_RE.exec(text);
-  if (prefix) {
-    text = text.slice(prefix[0].length);
-    urlMimetype = prefix[1] ? normalizeMimetype(prefix[1]) : undefined;
-  } else if (/^data:/i.test(text)) {
-    throw new ApiError("validation_error", "Arquivo em base64 inválido.", {
-      [key]: "data URL sem ;base64 não é aceita; envie o conteúdo em base64",
-    });
-  }
-  // Line breaks (MIME-style base64 wrapped at 76 columns) and spaces are tolerated; nothing else.
-  text = text.replace(/[\s]+/g, "");
-  if (text === "") {
-    throw new ApiError("validation_error", "Arquivo vazio.", { [key]: "o conteúdo em base64 está vazio" });
-  }
-  if (text.length % 4 === 1 || !BASE64_RE.test(text)) {
+  const content = parseBase64Content(file.data ?? "");
+  if (!content.ok) {
+    if (content.reason === "data_url_not_base64") {
+      throw new ApiError("validation_error", "Arquivo em base64 inválido.", {
+        [key]: "data URL sem ;base64 não é aceita; envie o conteúdo em base64",
+      });
+    }
+    if (content.reason === "empty") {
+      throw new ApiError("validation_error", "Arquivo vazio.", { [key]: "o conteúdo em base64 está vazio" });
+    }
     throw new ApiError("validation_error", "Arquivo em base64 inválido.", {
       [key]: "base64 inválido: use somente A-Z, a-z, 0-9, + e /, com = apenas no final",
     });
   }
+  const text = content.base64;
+  const urlMimetype = content.urlType ? normalizeMimetype(content.urlType) : undefined;
   const padding = text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0;
   const size = Math.floor((text.length * 3) / 4) - padding;
   if (size > opts.maxBytes) throw tooLarge(key, opts.maxBytes);
