@@ -198,6 +198,12 @@ describe("templates", () => {
         (await expectError(await api("/templates", { method: "POST", json }), 422, "validation_error")).error.details,
       ).toHaveProperty(field);
     }
+    // No BODY: refused here with its reason (before: the operator's #100 relayed), and so stated in the document.
+    const noBody = { name: "ok", language: "pt_BR", category: "UTILITY", components: [{ type: "FOOTER", text: "x" }] };
+    expect(
+      (await expectError(await api("/templates", { method: "POST", json: noBody }), 422, "validation_error")).error
+        .details,
+    ).toEqual({ components: "informe um componente BODY (o texto)" });
     for (const q of ["status=OK", "category=x", "limit=0", "limit=101", "language=pt-br"]) {
       await expectError(await api(`/templates?${q}`), 422, "validation_error");
     }

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
+import { documented } from "../doc-patterns.ts";
 import { defineOps } from "../ops.ts";
 
 /** Operator-approved templates (spec 4.12, shape of 2.10), official-gateway instances only. */
@@ -72,10 +73,17 @@ export const templateCreateBody = z.object({
   name: z.string("informe name").regex(/^[a-z0-9_]{1,512}$/, "name: letras minúsculas, dígitos e _ (até 512)"),
   language: z.string("informe language").regex(/^[a-z]{2,3}(_[A-Z]{2})?$/, "language: ex. pt_BR, en_US, es"),
   category: z.enum(TEMPLATE_CATEGORIES, `category: ${TEMPLATE_CATEGORIES.join(", ")}`),
-  components: z
-    .array(z.looseObject({ type: z.string("cada componente precisa de type").min(1) }), "informe components")
-    .min(1, "informe ao menos um componente (BODY)")
-    .max(20),
+  // The operator refuses a template without its text (#100 "a BODY component is required"): said
+  // here, of `components`, and in the document (`contains`).
+  components: documented(
+    z
+      .array(z.looseObject({ type: z.string("cada componente precisa de type").min(1) }), "informe components")
+      .min(1, "informe ao menos um componente (BODY)")
+      .max(20)
+      .refine((list) => list.some((c) => c.type.toUpperCase() === "BODY"), "informe um componente BODY (o texto)"),
+    { contains: { properties: { type: { const: "BODY" } }, required: ["type"] } },
+    { description: "HEADER, BODY, FOOTER, BUTTONS (the operator's shapes); a BODY is required" },
+  ),
   parameter_format: z.enum(["POSITIONAL", "NAMED"], "parameter_format: POSITIONAL ou NAMED").optional(),
 });
 export type TemplateCreate = z.infer<typeof templateCreateBody>;

@@ -70,6 +70,12 @@ const BODIES: [string, string, unknown, string][] = [
   ["post", "/typing/start", { chatId: "status@broadcast" }, "status has no typing"],
   ["post", "/typing/stop", { phone: "120363401234567890@newsletter" }, "a channel has no typing"],
   ["put", "/business-profile/picture", { file: { data: "0" } }, "the business picture's base64"],
+  [
+    "post",
+    "/templates",
+    { name: "ok", language: "pt_BR", category: "UTILITY", components: [{ type: "FOOTER", text: "x" }] },
+    "a template's BODY",
+  ],
   // a second pnpm fuzz round (2026-11-25): the declared media type of a one-kind route
   [...FILE_ROUTE, { chatId: "5511988887777", file: { data: "AAAA", mimetype: "00/0" } }, "an image's type"],
   ["post", "/messages/sticker", { chatId: "5511988887777", file: { data: "AAAA", mimetype: "image/png" } }, "WEBP"],

@@ -23,6 +23,7 @@ export interface Schema {
   minItems?: number;
   maxItems?: number;
   items?: Schema;
+  contains?: Schema;
   required?: string[];
   properties?: Record<string, Schema>;
   additionalProperties?: Schema | boolean;
@@ -95,6 +96,10 @@ export function schemaChecker(components: Record<string, Schema>) {
         out.push(`${at}: over ${schema.maxItems} items`);
       const items = schema.items;
       if (items) for (const [i, v] of value.entries()) out.push(...schemaProblems(v, items, `${at}[${i}]`));
+      const contains = schema.contains;
+      if (contains && !value.some((v, i) => schemaProblems(v, contains, `${at}[${i}]`).length === 0)) {
+        out.push(`${at}: no item matches "contains"`);
+      }
     }
     if (value && typeof value === "object" && !Array.isArray(value)) {
       const obj = value as Record<string, unknown>;
