@@ -106,6 +106,14 @@ describe("business profile", () => {
       const res = await api("/business-profile/picture", { method: "PUT", json: { file: { data } } });
       expect((await expectError(res, 422, "validation_error")).error.details?.["file.data"]).toMatch(/base64 inválido/);
     }
+    // A data: URL's type declares the file's: the bytes must agree with it, as with file.mimetype.
+    const mislabelled = await api("/business-profile/picture", {
+      method: "PUT",
+      json: { file: { data: `data:image/jpeg;base64,${png(192, 192).toString("base64")}` } },
+    });
+    expect((await expectError(mislabelled, 422, "validation_error")).error.details?.file).toMatch(
+      /diz image\/jpeg, mas a imagem é image\/png/,
+    );
     const nothing = (await (await r.ctl("GET", `/mock/numbers/${n.phoneNumberId}/requests?since=${since}`)).json()) as {
       requests: unknown[];
     };

@@ -46,32 +46,37 @@ export type BusinessProfilePatch = z.infer<typeof businessProfilePatch>;
 
 /** PUT /business-profile/picture: `data` required (base64), JPG or PNG, square, at least 192x192. */
 export const businessPictureBody = z.object({
-  file: z.object(
-    {
-      data: documented(
-        z
-          .string("informe file.data (base64)")
-          .min(1, "file.data vazio")
-          .transform((value, ctx) => {
-            // The bare base64 of the bytes: a data: URL of it (as for every file) is taken too.
-            const content = parseBase64Content(value);
-            if (content.ok) return content.base64;
-            ctx.addIssue({
-              code: "custom",
-              message:
-                content.reason === "empty"
-                  ? "file.data vazio"
-                  : "file.data: base64 inválido (A-Z, a-z, 0-9, + e /, com = apenas no final), ou uma data URL ;base64",
-            });
-            return z.NEVER;
-          }),
-        { pattern: DOC_PATTERNS.base64 },
-        { description: "base64 content of a JPG or PNG, or a data: URL of it" },
-      ),
-      mimetype: z.enum(["image/jpeg", "image/png"], "file.mimetype: image/jpeg ou image/png").optional(),
-    },
-    "informe file { data, mimetype? }",
-  ),
+  file: z
+    .object(
+      {
+        data: documented(z.string("informe file.data (base64)").min(1, "file.data vazio"), {
+          pattern: DOC_PATTERNS.base64,
+        }),
+        mimetype: z.enum(["image/jpeg", "image/png"], "file.mimetype: image/jpeg ou image/png").optional(),
+      },
+      "informe file { data, mimetype? }",
+    )
+    .meta({
+      description: "`data`: base64 content of a JPG or PNG, or a data: URL of it (its type declares the file's)",
+    })
+    .transform((file, ctx) => {
+      // The bare base64 of the bytes; a data: URL of it is taken as for every file, its type as
+      // the declared one when `mimetype` is absent (the bytes must agree with it).
+      const content = parseBase64Content(file.data);
+      if (!content.ok) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["data"],
+          message:
+            content.reason === "empty"
+              ? "file.data vazio"
+              : "file.data: base64 inválido (A-Z, a-z, 0-9, + e /, com = apenas no final), ou uma data URL ;base64",
+        });
+        return z.NEVER;
+      }
+      const declared = file.mimetype ?? content.urlType?.split(";")[0]?.trim().toLowerCase();
+      return { data: content.base64, ...(declared ? { mimetype: declared } : {}) };
+    }),
 });
 export const BUSINESS_PICTURE_MIN_SIDE = 192;
 

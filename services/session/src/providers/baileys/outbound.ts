@@ -46,6 +46,7 @@ import { buildVCard } from "./vcard.ts";
 
 // ── the mapping ──────────────────────────────────────────────────────────────
 
+/** What the mapping asks of the session: our account, stored messages, group participants, thumbnails. */
 export interface OutboundContext {
   /** Our account (`creds.me`): excluded from `mentions: ["all"]`. */
   me?: { id?: string | null; lid?: string | null };
