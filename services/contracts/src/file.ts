@@ -30,6 +30,13 @@ export function parseBase64Content(value: string): Base64Content {
   return { ok: true, base64: text, urlType };
 }
 
+/** What a field's message says when its base64 content holds nothing ({@link parseBase64Content}). */
+export const BASE64_PROBLEM: Record<Exclude<Base64Content, { ok: true }>["reason"], string> = {
+  data_url_not_base64: "base64 inválido: uma data URL precisa de ;base64 (data:<tipo>;base64,…)",
+  empty: "o conteúdo em base64 está vazio",
+  invalid: "base64 inválido: use somente A-Z, a-z, 0-9, + e /, com = apenas no final",
+};
+
 /** The one-of rule of a file object, as the document states it. */
 export const FILE_ONE_OF = {
   oneOf: [

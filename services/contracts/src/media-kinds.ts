@@ -19,6 +19,8 @@ export const MEDIA_KINDS = {
   sticker: { prefix: "image/webp", types: "^image/webp$", text: "figurinhas são imagens WEBP" },
 } as const;
 export type MediaKind = keyof typeof MEDIA_KINDS;
+/** Whether a route's file has a kind of its own to check. */
+export const isMediaKind = (route: string): route is MediaKind => Object.hasOwn(MEDIA_KINDS, route);
 
 /** Profile, group and channel pictures: JPEG or PNG. */
 export const PICTURE_TYPES = ["image/jpeg", "image/png"] as const;

@@ -4,8 +4,7 @@ import {
   type FileObject,
   formatMessageId,
   type Instance,
-  MEDIA_KINDS,
-  type MediaKind,
+  isMediaKind,
   mediaKindProblem,
   NETWORK_ID_RE,
   normalizePersonId,
@@ -61,8 +60,8 @@ async function load(file: FileObject, deps: ComposeDeps, field = "file"): Promis
 
 /** The media type a route's file must have (contracts' MEDIA_KINDS; none when `convert: true` makes it so). */
 function requireMediaKind(req: SendRequest, mimetype: string): void {
-  if (!(req.route in MEDIA_KINDS) || ("convert" in req.body && req.body.convert)) return;
-  const problem = mediaKindProblem(req.route as MediaKind, mimetype);
+  if (!isMediaKind(req.route) || ("convert" in req.body && req.body.convert)) return;
+  const problem = mediaKindProblem(req.route, mimetype);
   if (problem) throw invalid("file", problem);
 }
 

@@ -1,7 +1,8 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
-import { parseBase64Content } from "../file.ts";
+import { BASE64_PROBLEM, parseBase64Content } from "../file.ts";
+import { PICTURE_TYPES } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
 
 /**
@@ -52,7 +53,7 @@ export const businessPictureBody = z.object({
         data: documented(z.string("informe file.data (base64)").min(1, "file.data vazio"), {
           pattern: DOC_PATTERNS.base64,
         }),
-        mimetype: z.enum(["image/jpeg", "image/png"], "file.mimetype: image/jpeg ou image/png").optional(),
+        mimetype: z.enum(PICTURE_TYPES, "file.mimetype: image/jpeg ou image/png").optional(),
       },
       "informe file { data, mimetype? }",
     )
@@ -64,14 +65,7 @@ export const businessPictureBody = z.object({
       // the declared one when `mimetype` is absent (the bytes must agree with it).
       const content = parseBase64Content(file.data);
       if (!content.ok) {
-        ctx.addIssue({
-          code: "custom",
-          path: ["data"],
-          message:
-            content.reason === "empty"
-              ? "file.data vazio"
-              : "file.data: base64 inválido (A-Z, a-z, 0-9, + e /, com = apenas no final), ou uma data URL ;base64",
-        });
+        ctx.addIssue({ code: "custom", path: ["data"], message: BASE64_PROBLEM[content.reason] });
         return z.NEVER;
       }
       const declared = file.mimetype ?? content.urlType?.split(";")[0]?.trim().toLowerCase();

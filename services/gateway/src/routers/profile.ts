@@ -1,8 +1,8 @@
 import {
   ApiError,
   type ErrorCode,
+  isPictureType,
   PROFILE_PICTURE_MAX_BYTES,
-  PROFILE_PICTURE_TYPES,
   profileNameBody,
   profilePictureBody,
   profileSchema,
@@ -108,7 +108,7 @@ export const profileRouter = router({
     .mutation(async ({ ctx, input }) => {
       const media = ctx.sending.sender.composeDeps.media;
       const declared = input.file.mimetype?.split(";")[0]?.trim().toLowerCase();
-      if (declared && !(PROFILE_PICTURE_TYPES as readonly string[]).includes(declared)) {
+      if (declared && !isPictureType(declared)) {
         throw new ApiError("validation_error", "A foto do perfil deve ser JPEG ou PNG.", {
           "file.mimetype": `use image/jpeg ou image/png (recebido ${declared})`,
         });

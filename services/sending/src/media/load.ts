@@ -1,4 +1,4 @@
-import { ApiError, parseBase64Content } from "@gw/contracts";
+import { ApiError, BASE64_PROBLEM, parseBase64Content } from "@gw/contracts";
 import { guardedDispatcher, guardedRequest, type HostLookup } from "@gw/platform/url-guard";
 import type { Agent, Dispatcher } from "undici";
 import { SNIFF_BYTES, sniffMimetype } from "./sniff.ts";
@@ -125,17 +125,8 @@ function decodeData(file: FileInput, opts: LoadOptions): LoadedFile {
   const key = `${opts.field}.data`;
   const content = parseBase64Content(file.data ?? "");
   if (!content.ok) {
-    if (content.reason === "data_url_not_base64") {
-      throw new ApiError("validation_error", "Arquivo em base64 inválido.", {
-        [key]: "data URL sem ;base64 não é aceita; envie o conteúdo em base64",
-      });
-    }
-    if (content.reason === "empty") {
-      throw new ApiError("validation_error", "Arquivo vazio.", { [key]: "o conteúdo em base64 está vazio" });
-    }
-    throw new ApiError("validation_error", "Arquivo em base64 inválido.", {
-      [key]: "base64 inválido: use somente A-Z, a-z, 0-9, + e /, com = apenas no final",
-    });
+    const summary = content.reason === "empty" ? "Arquivo vazio." : "Arquivo em base64 inválido.";
+    throw new ApiError("validation_error", summary, { [key]: BASE64_PROBLEM[content.reason] });
   }
   const text = content.base64;
   const urlMimetype = content.urlType ? normalizeMimetype(content.urlType) : undefined;

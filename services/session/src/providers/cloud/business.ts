@@ -3,6 +3,7 @@ import {
   BUSINESS_PICTURE_MIN_SIDE,
   type BusinessProfile,
   type BusinessProfilePatch,
+  isPictureType,
   type PhoneNumberInfo,
   type SessionOpHandlers,
 } from "@gw/contracts";
@@ -66,7 +67,7 @@ export function phoneInfoOf(phoneNumberId: string, n: GraphPhoneNumber): PhoneNu
 export function checkBusinessPicture(bytes: Buffer, mimetype: string): void {
   const size = imageSize(bytes);
   const invalid = (text: string) => new ApiError("validation_error", "Campos inválidos.", { file: text });
-  if (!size || (size.type !== "image/jpeg" && size.type !== "image/png")) throw invalid("a imagem deve ser JPG ou PNG");
+  if (!size || !isPictureType(size.type)) throw invalid("a imagem deve ser JPG ou PNG");
   if (mimetype && mimetype !== size.type) throw invalid(`file.mimetype diz ${mimetype}, mas a imagem é ${size.type}`);
   if (size.width !== size.height) throw invalid(`a imagem deve ser quadrada (recebida ${size.width}x${size.height})`);
   if (size.width < BUSINESS_PICTURE_MIN_SIDE) {
