@@ -185,13 +185,49 @@ describe("stop, start, restart, logout", () => {
     await c.waitForStatus(id, "SCAN_QR_CODE");
   });
 
-  it("logout of a stopped instance wipes the pairing too", async () => {
+  it("logout of a stopped instance removes the device on the phone too, without starting it", async () => {
     const { id, token } = await c.createInstance();
     const api = c.as(token);
+    const phone = newPhone();
     await api(`/v1/instances/${id}/start`, { method: "POST" });
-    await c.pair(id, newPhone());
+    await c.pair(id, phone);
     await json(await api(`/v1/instances/${id}/stop`, { method: "POST" }));
-    await json(await api(`/v1/instances/${id}/logout`, { method: "POST" }));
+    const before = (await statuses(id)).length;
+    const out = await json<{ instance: { connectionStatus: string; phone: string } }>(
+      await api(`/v1/instances/${id}/logout`, { method: "POST" }),
+    );
+    expect(out.instance).toMatchObject({ connectionStatus: "STOPPED", phone: "" });
+    // A pod took it to unlink it on the network: the phone no longer lists the device.
+    const account = await json<{ devices: unknown[] }>(await c.sim("GET", `/simnet/phones/${phone}`));
+    expect(account.devices).toEqual([]);
+    expect((await statuses(id)).slice(before)).not.toContain("WORKING");
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.waitForStatus(id, "SCAN_QR_CODE");
+  });
+
+  it("logout of a stopped instance while the network cannot be reached: wiped here, and the status says the phone keeps the device", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    const phone = newPhone();
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, phone);
+    await json(await api(`/v1/instances/${id}/stop`, { method: "POST" }));
+    await json(await c.sim("POST", "/simnet/faults/outage", { seconds: 30 }));
+    try {
+      const out = await json<{ instance: { connectionStatus: string } }>(
+        await api(`/v1/instances/${id}/logout`, { method: "POST" }),
+      );
+      expect(out.instance.connectionStatus).toBe("STOPPED");
+      const last = (await c.events(id, "session.status")).at(-1);
+      expect(last?.payload).toMatchObject({
+        status: "STOPPED",
+        reason: expect.stringMatching(/^device_still_linked: /),
+      });
+      const account = await json<{ devices: unknown[] }>(await c.sim("GET", `/simnet/phones/${phone}`));
+      expect(account.devices).toHaveLength(1);
+    } finally {
+      await c.sim("POST", "/simnet/faults/outage", { seconds: 0 });
+    }
     await api(`/v1/instances/${id}/start`, { method: "POST" });
     await c.waitForStatus(id, "SCAN_QR_CODE");
   });

@@ -32,4 +32,5 @@ export * from "./queue.ts";
 export * from "./send.ts";
 export * from "./session.ts";
 export * from "./session-ops.ts";
+export * from "./status-reasons.ts";
 export * from "./webhooks.ts";

@@ -32,6 +32,11 @@ export function keys(prefix: string) {
     invalidations: `${prefix}invalidate`,
     /** Instances that should be connected (started and not stopped). */
     running: `${prefix}running`,
+    /**
+     * SET of instances to log out on the network that no pod held when asked (a stopped paired
+     * instance): the pod that takes one logs it out instead of starting it (session ownership.ts).
+     */
+    logoutPending: `${prefix}logout-pending`,
     lease: (id: string) => `${prefix}lease:${id}`,
     leaseEpoch: (id: string) => `${prefix}epoch:${id}`,
     /** ZSET podId → heartbeat expiry (ms); HASH per pod {url, capacity}. */

@@ -241,8 +241,17 @@ export abstract class ConnectionOwner {
     });
     this.held.set(instanceId, held);
     log.info("instance acquired");
+    // Taken to be logged out (a stopped instance's logout): unlinked on the network, never started.
+    if (await this.platform.redis.sismember(this.platform.keys.logoutPending, instanceId)) {
+      await this.logout(instanceId).catch((err) => log.error({ err }, "pending logout failed"));
+      await this.platform.redis.srem(this.platform.keys.logoutPending, instanceId);
+      return;
+    }
     await held.session.start().catch((err) => log.error({ err }, "provider start failed"));
   }
+
+  /** Unlinks the instance's device on the network and lets it go, STOPPED (manager.ts). */
+  abstract logout(instanceId: string): Promise<void>;
 
   /** A provider event applied (events/provider-events.ts); nothing but a message once let go of. */
   private async applyEvent(instanceId: string, held: Held, event: ProviderEvent): Promise<void> {
@@ -269,7 +278,8 @@ export abstract class ConnectionOwner {
       connectionStatus: status,
     });
     held.status = status;
-    if (previous !== status) await this.publishStatus(instance, status, previous, reason);
+    // A reason is news even without a change (a stopped instance's logout that left the device linked).
+    if (previous !== status || reason) await this.publishStatus(instance, status, previous, reason);
   }
 
   private publishStatus(

@@ -1,7 +1,9 @@
 // The control API (HTTP, Bearer ADMIN_TOKEN): what tests, demos and benchmarks use to act as the
 // phones and as the network.
+
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { ACCOUNT_ADDRESSING } from "./addressing-rules.ts";
 import { SIMNET_AREAS } from "./areas.ts";
 import { closeConnection, dropConnection, logoutDevices } from "./connections.ts";
 import { SimnetError } from "./errors.ts";
@@ -20,6 +22,10 @@ const accountInput = z.object({
   pushName: z.string().min(1).max(100).optional(),
   hidePhone: z.boolean().optional(),
   autoRead: autoRead.optional(),
+  /** How its conversations are addressed: `lid` (LID-migrated), `pn`, `any` (docs/simnet.md "Addressing"). */
+  addressing: z.enum(ACCOUNT_ADDRESSING).optional(),
+  /** Refuses first contact: 463 for a number it never wrote to. */
+  refusesFirstContact: z.boolean().optional(),
 });
 const groupInput = z.object({
   subject: z.string().min(1).max(100),
@@ -48,6 +54,8 @@ function accountView(state: SimnetState, acc: Account) {
     hidePhone: acc.hidePhone,
     revealed: acc.revealed,
     autoRead: acc.autoRead,
+    addressing: acc.addressing,
+    refusesFirstContact: acc.refusesFirstContact,
     createdAt: new Date(acc.createdAt).toISOString(),
     devices: [...acc.devices].flatMap((id) => {
       const d = state.devices.get(id);
@@ -233,6 +241,8 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
       if (input.hidePhone) acc.revealed = false;
     }
     if (input.autoRead !== undefined) acc.autoRead = input.autoRead;
+    if (input.addressing !== undefined) acc.addressing = input.addressing;
+    if (input.refusesFirstContact !== undefined) acc.refusesFirstContact = input.refusesFirstContact;
     return reply.code(existed ? 200 : 201).send(accountView(state, acc));
   });
 

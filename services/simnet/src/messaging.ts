@@ -1,5 +1,6 @@
 // Messages between accounts: routing (one-to-one, groups, lids), delivery to devices (queued while
 // offline), the ack clock, read receipts, number lookups (presence: presence.ts).
+import { addressForm, errorNote, oneToOneVerdict } from "./addressing-rules.ts";
 import { postToChannel } from "./channels-model.ts";
 import { blocks } from "./contacts-model.ts";
 import { SimnetError } from "./errors.ts";
@@ -46,6 +47,8 @@ export function frameFor(state: SimnetState, msg: StoredMessage, viewer: Account
   let chatId: string;
   let chatLid: string | null = null;
   let chatName: string;
+  // How the peer's conversations are addressed, as the real network shows it (`addressingMode`).
+  let peerAddressing: Account["addressing"] = "any";
   if (msg.groupId) {
     chatId = msg.groupId;
     chatName = group?.subject ?? "";
@@ -54,16 +57,19 @@ export function frameFor(state: SimnetState, msg: StoredMessage, viewer: Account
     chatId = msg.chatId;
     chatLid = peer?.lid ?? sender.lid;
     chatName = peer?.pushName ?? sender.pushName;
+    peerAddressing = peer?.addressing ?? "any";
   } else {
     chatId = state.peer(sender, viewer.phone).id;
     chatLid = sender.lid;
     chatName = sender.pushName;
+    peerAddressing = sender.addressing;
   }
   return {
     type: "message",
     id: msg.id,
     chatId,
     chatLid,
+    ...(peerAddressing !== "any" ? { addressingMode: peerAddressing } : {}),
     chatName,
     isGroup: msg.groupId !== null,
     fromMe,
@@ -97,17 +103,34 @@ function targetLevel(msg: StoredMessage): number {
  * The sender's devices learn that `msg` reached `status`, except `skip` (the device that sent
  * it: the answer to its `send` already was the server's acceptance, `sent`).
  */
-function announce(state: SimnetState, msg: StoredMessage, status: AckStatus, skip?: Device): void {
+function announce(state: SimnetState, msg: StoredMessage, status: AckStatus | "failed", skip?: Device): void {
   const timestamp = nowSeconds();
   msg.acks.push({ status, timestamp, at: Date.now() });
   const sender = state.accounts.get(msg.senderPhone);
   if (!sender) return;
+  const error = status === "failed" ? msg.failed : undefined;
   for (const id of sender.devices) {
     const device = state.devices.get(id);
     if (device && device !== skip) {
-      state.deliverToDevice(device, { type: "ack", id: msg.id, chatId: msg.chatId, status, timestamp });
+      state.deliverToDevice(device, {
+        type: "ack",
+        id: msg.id,
+        chatId: msg.chatId,
+        status,
+        timestamp,
+        ...(error ? { error } : {}),
+      });
     }
   }
+}
+
+/**
+ * Accepted, then refused (addressing-rules.ts): one ack step later every device of the sender gets
+ * `failed` with the network's code, as Baileys gets a bad ack; the message reaches nobody.
+ */
+export function refuseLater(state: SimnetState, msg: StoredMessage, code: number): void {
+  msg.failed = { code, message: errorNote(code) };
+  state.later(state.opts.ackDelayMs, () => announce(state, msg, "failed"));
 }
 
 /** Emits the next ack, one step per `ackDelayMs`, until the sender has seen the target status. */
@@ -227,12 +250,16 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
   if (args.to === STATUS_CHAT) return postStatus(state, sender, origin, args);
   if (args.to.endsWith("@newsletter")) return postToChannel(state, sender, origin, args);
   if (args.id) {
+    // The same id again is the same message, unless the network refused it: then it is a new try
+    // (to the contact's other address, say), as on the real network.
     const prev = state.messagesByKey.get(`${sender.phone}|${args.id}`);
-    if (prev) return { id: prev.id, timestamp: prev.timestamp, chatId: prev.chatId };
+    if (prev && !prev.failed) return { id: prev.id, timestamp: prev.timestamp, chatId: prev.chatId };
   }
   const target = resolveTarget(state, args.to);
   checkReferences(state, sender, args.message);
   let recipients: Account[];
+  /** The network's error for a message it accepts and then refuses (addressing-rules.ts). */
+  let refusal: number | null = null;
   if (target.kind === "group") {
     const g = target.group;
     if (!g.participants.has(sender.phone))
@@ -248,10 +275,15 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
       // The app refuses to write to someone it blocked ("unblock to send").
       if (blocks(state, sender.phone, target.acc.phone))
         throw new SimnetError("blocked", `${sender.phone} blocked ${target.acc.phone}: unblock to send`);
-      openConversation(state, sender, target.acc);
+      refusal = oneToOneVerdict(target.acc, addressForm(args.to), target.acc.wroteTo.has(sender.phone));
+      if (refusal === null) {
+        openConversation(state, sender, target.acc);
+        sender.wroteTo.add(target.acc.phone);
+      }
     }
     // Someone who blocked the sender never gets it: the server accepts it (`sent`) and delivers nothing.
-    recipients = target.acc === sender || blocks(state, target.acc.phone, sender.phone) ? [] : [target.acc];
+    const unreached = target.acc === sender || refusal !== null || blocks(state, target.acc.phone, sender.phone);
+    recipients = unreached ? [] : [target.acc];
   }
 
   const msg: StoredMessage = {
@@ -313,7 +345,8 @@ export function sendMessage(state: SimnetState, sender: Account, origin: Origin,
     if (device && device !== own) state.deliverToDevice(device, frameFor(state, msg, sender, true));
   }
   announce(state, msg, "sent", own);
-  pump(state, msg);
+  if (refusal !== null) refuseLater(state, msg, refusal);
+  else pump(state, msg);
   return { id: msg.id, timestamp: msg.timestamp, chatId: msg.chatId };
 }
 
@@ -362,7 +395,8 @@ export function sentView(msg: StoredMessage) {
     instanceId: msg.instanceId,
     timestamp: msg.timestamp,
     at: msg.at,
-    status: ACK_STATUSES[msg.level] ?? "sent",
+    status: msg.failed ? "failed" : (ACK_STATUSES[msg.level] ?? "sent"),
+    error: msg.failed ?? null,
     acks: msg.acks,
     receipts: Object.fromEntries(
       [...msg.receipts].map(([phone, r]) => [phone, ACK_STATUSES[receiptLevel(r)] ?? "sent"]),

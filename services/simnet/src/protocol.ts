@@ -319,6 +319,11 @@ export const messageFrameSchema = z.object({
   chatId: z.string(),
   /** The peer's lid in one-to-one chats; null in groups. */
   chatLid: z.string().nullable(),
+  /**
+   * One-to-one chats with a peer whose conversations are on one address (addressing-rules.ts):
+   * `lid` or `pn`, as Baileys' `key.addressingMode`. Absent when either address works.
+   */
+  addressingMode: z.enum(["lid", "pn"]).optional(),
   chatName: z.string(),
   isGroup: z.boolean(),
   fromMe: z.boolean(),
@@ -354,8 +359,10 @@ export const serverFrameSchema = z.discriminatedUnion("type", [
     type: z.literal("ack"),
     id: z.string(),
     chatId: z.string(),
-    status: ackStatusSchema,
+    status: z.union([ackStatusSchema, z.literal("failed")]),
     timestamp: z.number().int(),
+    /** With `failed`: the network's error code (463, 479: addressing-rules.ts) and a note. */
+    error: z.object({ code: z.number().int(), message: z.string() }).optional(),
   }),
   z.object({
     type: z.literal("presence"),

@@ -1,5 +1,7 @@
 // simnet's whole memory: accounts, devices, connections, groups, messages, faults and counters.
+
 import type { WebSocket } from "ws";
+import type { AccountAddressing } from "./addressing-rules.ts";
 import type { ResolvedOptions } from "./config.ts";
 import { SimnetError } from "./errors.ts";
 import { lidOf, ninthDigitVariant, phoneDigits } from "./ids.ts";
@@ -58,6 +60,8 @@ export interface StoredMessage {
   level: number;
   acks: { status: string; timestamp: number; at: number }[];
   timer: NodeJS.Timeout | null;
+  /** Accepted, then refused by the network (addressing-rules.ts): the error its `failed` ack carried. */
+  failed?: { code: number; message: string };
 }
 
 export interface PresenceEntry {
@@ -86,6 +90,12 @@ export interface Account {
   presenceLog: PresenceEntry[];
   /** Peers this account has a one-to-one conversation with. */
   conversations: Set<string>;
+  /** How its one-to-one conversations are addressed (addressing-rules.ts). */
+  addressing: AccountAddressing;
+  /** Refuses first contact: numbers it never wrote to get error 463. */
+  refusesFirstContact: boolean;
+  /** Peers it sent a one-to-one message to (who may then reach it despite `refusesFirstContact`). */
+  wroteTo: Set<string>;
   usedQuota: number;
   restrictions: { capping: Partial<SimCapping>; timelock: Partial<SimTimelock> };
   /** The profile picture (base64 + mimetype), or null when none is visible. */
@@ -233,7 +243,16 @@ export class SimnetState {
   }
 
   /** The existing account (ninth digit tolerant) or a new one registered exactly as given. */
-  ensureAccount(raw: string, init: { pushName?: string; hidePhone?: boolean; autoRead?: number } = {}): Account {
+  ensureAccount(
+    raw: string,
+    init: {
+      pushName?: string;
+      hidePhone?: boolean;
+      autoRead?: number;
+      addressing?: AccountAddressing;
+      refusesFirstContact?: boolean;
+    } = {},
+  ): Account {
     const existing = this.findAccount(raw);
     if (existing) return existing;
     const phone = phoneDigits(raw);
@@ -254,6 +273,9 @@ export class SimnetState {
       conversations: new Set(),
       usedQuota: 0,
       restrictions: { capping: {}, timelock: {} },
+      addressing: init.addressing ?? "any",
+      refusesFirstContact: init.refusesFirstContact ?? false,
+      wroteTo: new Set(),
     };
     this.accounts.set(phone, acc);
     this.accountsByLid.set(acc.lid, acc);

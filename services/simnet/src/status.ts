@@ -4,6 +4,7 @@
 // the same people. The control API shows what each phone posted and what it was shown.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { z } from "zod";
+import { errorNote, statusVerdict } from "./addressing-rules.ts";
 import type { SimnetArea } from "./areas.ts";
 import { SimnetError } from "./errors.ts";
 import { newMessageId, nowSeconds, phoneDigits } from "./ids.ts";
@@ -28,6 +29,8 @@ export interface StatusPost {
   /** The phones it was shown to. */
   audience: string[];
   deletedAt: number | null;
+  /** Accepted, then refused by the network (addressing-rules.ts): shown to nobody. */
+  refused?: { code: number; message: string };
 }
 
 interface FeedEntry {
@@ -130,6 +133,12 @@ export function postStatus(state: SimnetState, sender: Account, origin: Origin, 
     audience: audienceOf(state, sender, origin, args.status?.audience).map((a) => a.phone),
     deletedAt: null,
   };
+  // A linked device names its audience; the network may refuse how it did (the phone app never errs).
+  const refusal = origin.kind === "device" ? statusVerdict(sender, args.status?.audience ?? []) : null;
+  if (refusal !== null) {
+    post.audience = [];
+    post.refused = { code: refusal, message: errorNote(refusal) };
+  }
   mem.posts.set(`${sender.phone}|${post.id}`, post);
   const posted = mem.posted.get(sender.phone) ?? [];
   mem.posted.set(sender.phone, posted);
@@ -140,8 +149,27 @@ export function postStatus(state: SimnetState, sender: Account, origin: Origin, 
     state.push(feed, { seq: state.nextSeq(), at: Date.now(), post });
   }
   state.stats.messagesSent++;
-  fanOut(state, post, origin, { ...content, ...style } as MessageContent);
+  if (post.refused) refuseLater(state, sender, post);
+  else fanOut(state, post, origin, { ...content, ...style } as MessageContent);
   return { id: post.id, timestamp: post.timestamp, chatId: STATUS_CHAT };
+}
+
+/** One ack step later the sender's devices learn the post was refused (`failed`, with the code). */
+function refuseLater(state: SimnetState, sender: Account, post: StatusPost): void {
+  state.later(state.opts.ackDelayMs, () => {
+    for (const id of sender.devices) {
+      const device = state.devices.get(id);
+      if (!device) continue;
+      state.deliverToDevice(device, {
+        type: "ack",
+        id: post.id,
+        chatId: STATUS_CHAT,
+        status: "failed",
+        timestamp: nowSeconds(),
+        ...(post.refused ? { error: post.refused } : {}),
+      });
+    }
+  });
 }
 
 function deleteStatus(
@@ -173,6 +201,7 @@ function postView(state: SimnetState, post: StatusPost) {
     at: post.at,
     message: post.content,
     ...post.style,
+    ...(post.refused ? { refused: post.refused } : {}),
     audience: post.audience,
     deleted: post.deletedAt !== null,
     sender: state.accounts.get(post.senderPhone)?.phone ?? post.senderPhone,

@@ -2,6 +2,7 @@ import {
   ApiError,
   type ConnectionStatus,
   cappingSchema,
+  deviceStillLinked,
   type ErrorCode,
   type Instance,
   instanceEnvelopeSchema,
@@ -40,12 +41,39 @@ async function setIdleStatus(
   ctx: Context,
   id: string,
   fields: Parameters<Context["platform"]["instances"]["setConnection"]>[2],
+  reason: string | null = null,
 ) {
   const { previous, instance } = await ctx.platform.instances.setConnection(id, null, fields);
-  if (fields.connectionStatus && previous !== fields.connectionStatus) {
-    await ctx.platform.events.sessionStatus(instance, fields.connectionStatus, previous, null);
+  if (fields.connectionStatus && (previous !== fields.connectionStatus || reason)) {
+    await ctx.platform.events.sessionStatus(instance, fields.connectionStatus, previous, reason);
   }
   return instance;
+}
+
+/** How long a stopped instance's logout waits for a pod to remove its device on the network. */
+const LOGOUT_WAIT_MS = 15_000;
+
+/**
+ * The logout of an instance no pod holds (stopped): a paired one is taken by a pod to remove its
+ * device on the network, never started (`logoutPending`, session ownership.ts); when none has done
+ * it within LOGOUT_WAIT_MS, the pairing is wiped here only and `session.status` says the phone
+ * must remove the device (docs/lifecycle.md "Logout").
+ */
+async function logoutUnowned(ctx: Context, instance: Instance): Promise<void> {
+  const { redis, keys } = ctx.platform;
+  if (instance.phone) {
+    await redis.multi().sadd(keys.logoutPending, instance.id).sadd(keys.running, instance.id).exec();
+    await ctx.sessions.kick();
+    const until = Date.now() + LOGOUT_WAIT_MS;
+    while (Date.now() < until) {
+      if (!(await redis.sismember(keys.logoutPending, instance.id))) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await redis.multi().srem(keys.logoutPending, instance.id).srem(keys.running, instance.id).exec();
+  }
+  await clearAuthStateUnowned(redis, keys, instance.id);
+  const why = instance.phone ? deviceStillLinked("no session server could reach the network in time") : null;
+  await setIdleStatus(ctx, instance.id, { connectionStatus: "STOPPED", phone: "", pushName: "" }, why);
 }
 
 async function start(ctx: Context, instance: Instance): Promise<Instance> {
@@ -141,10 +169,7 @@ export const sessionRouter = router({
       await ctx.platform.redis.srem(ctx.platform.keys.running, id);
       const owner = await ctx.sessions.ownerIfAny(id);
       if (owner) await owner.logout(id);
-      else {
-        await clearAuthStateUnowned(ctx.platform.redis, ctx.platform.keys, id);
-        await setIdleStatus(ctx, id, { connectionStatus: "STOPPED", phone: "", pushName: "" });
-      }
+      else await logoutUnowned(ctx, ctx.instance);
       return { instance: await ctx.platform.instances.require(id) };
     }),
 

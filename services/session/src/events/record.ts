@@ -72,7 +72,7 @@ export interface AckInput {
   chatId: string;
   status: AckStatus;
   timestamp: number;
-  error?: string | { code?: number; message: string } | undefined;
+  error?: string | { code?: number | string; message: string; networkCode?: number } | undefined;
   pricing?: Record<string, unknown> | undefined;
 }
 

@@ -100,7 +100,7 @@ export type ProviderEvent =
       chatId: string;
       status: AckStatus;
       timestamp: number;
-      error?: string | { code?: number; message: string };
+      error?: string | { code?: number | string; message: string; networkCode?: number };
       /** Official gateway: the operator's conversation category and charge (spec 2.9). */
       pricing?: Record<string, unknown>;
     }

@@ -1,5 +1,12 @@
 import { ApiError, channelsCapabilities } from "@gw/contracts";
-import { type BinaryNode, getBinaryNodeChild, proto } from "@whiskeysockets/baileys";
+import {
+  type BinaryNode,
+  decodeBinaryNode,
+  encodeBinaryNode,
+  getBinaryNodeChild,
+  proto,
+  S_WHATSAPP_NET,
+} from "@whiskeysockets/baileys";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { type AreaHarness, areaHarness } from "./area-rig.ts";
 import { storedForm } from "./inbound.ts";
@@ -36,6 +43,10 @@ const variablesOf = (n: BinaryNode) =>
 const mexResult = (path: string, data: unknown): BinaryNode[] => [
   { tag: "result", attrs: {}, content: Buffer.from(JSON.stringify({ data: { [path]: data } })) },
 ];
+
+/** Answer nodes as Baileys' decoder yields them from a frame (bytes as Buffers, JIDs as strings). */
+const overTheWire = async (content: BinaryNode[]): Promise<BinaryNode[]> =>
+  (await decodeBinaryNode(encodeBinaryNode({ tag: "iq", attrs: {}, content }))).content as BinaryNode[];
 
 /** The network's metadata of a channel as `xwa2_newsletter` answers it. */
 const metadata = (role = "SUBSCRIBER", mute = "OFF") => ({
@@ -151,7 +162,7 @@ describe("Baileys channels: operations", () => {
     expect(await created).toMatchObject({ id: CHANNEL, name: "Loja", role: "owner", muted: false });
   });
 
-  it("preview: the <message_updates> query; posts with their counts, ours marked fromMe, media as CDN links", async () => {
+  it("preview: the <messages> query to the server (content, not <message_updates>); posts with their text and counts, ours marked fromMe, media as CDN links", async () => {
     const r = await openRig();
     // The session keeps what it sends and receives: one post is ours, the other a received one.
     r.raw.set(
@@ -170,45 +181,45 @@ describe("Baileys channels: operations", () => {
       extra: BinaryNode[] = [],
     ): BinaryNode => ({
       tag: "message",
-      attrs: { id, server_id: serverId, t: String(t), type: "text" },
+      attrs: { id, server_id: serverId, t: String(t), type: message.imageMessage ? "media" : "text" },
       content: [{ tag: "plaintext", attrs: {}, content: proto.Message.encode(message).finish() }, ...extra],
     });
     const preview = r.ops["channels.preview"]!({ id: CHANNEL, limit: 5, media: true });
     await answer(r.sock, isMex(QUERY.METADATA), () => mexResult("xwa2_newsletter", metadata("OWNER")));
-    const q = await answer(
-      r.sock,
-      (n) => n.attrs.xmlns === "newsletter" && n.attrs.to === CHANNEL,
-      () => [
-        {
-          tag: "message_updates",
-          attrs: {},
-          content: [
+    // The network's answer, `<iq><messages jid><message id server_id t type>…`, as whatsmeow's
+    // parseNewsletterMessages reads it, through Baileys' own binary codec as a frame would arrive.
+    const reply = await overTheWire([
+      {
+        tag: "messages",
+        attrs: { jid: CHANNEL },
+        content: [
+          post("3EB0OURPOST00000001", "101", 1700000100, { conversation: "bom dia" }, [
+            { tag: "views_count", attrs: { count: "42" } },
             {
-              tag: "messages",
-              attrs: { jid: CHANNEL },
+              tag: "reactions",
+              attrs: {},
               content: [
-                post("3EB0OURPOST00000001", "101", 1700000100, { conversation: "bom dia" }, [
-                  { tag: "views_count", attrs: { count: "42" } },
-                  {
-                    tag: "reactions",
-                    attrs: {},
-                    content: [
-                      { tag: "reaction", attrs: { code: "👍", count: "3" } },
-                      { tag: "reaction", attrs: { code: "❤️", count: "1" } },
-                    ],
-                  },
-                ]),
-                post("3EB0THEIRPOST000002", "102", 1700000200, {
-                  imageMessage: { mimetype: "image/jpeg", caption: "foto", directPath: "/o1/v/t24/f2/m1/abc" },
-                }),
+                { tag: "reaction", attrs: { code: "👍", count: "3" } },
+                { tag: "reaction", attrs: { code: "❤️", count: "1" } },
               ],
             },
-          ],
-        },
-      ],
+          ]),
+          post("3EB0THEIRPOST000002", "102", 1700000200, {
+            imageMessage: { mimetype: "image/jpeg", caption: "foto", directPath: "/o1/v/t24/f2/m1/abc" },
+          }),
+        ],
+      },
+    ]);
+    const q = await answer(
+      r.sock,
+      (n) => n.attrs.xmlns === "newsletter",
+      () => reply,
     );
-    expect(getBinaryNodeChild(q, "message_updates")?.attrs).toEqual({ count: "5", since: "0" });
-    expect(q.attrs).toMatchObject({ type: "get", xmlns: "newsletter", to: CHANNEL });
+    // WA Web's "get newsletter messages": to the server, by jid; `<message_updates>` (rc14's
+    // newsletterFetchMessages, to the channel) is answered with counts only.
+    expect(q.attrs).toMatchObject({ type: "get", xmlns: "newsletter", to: S_WHATSAPP_NET });
+    expect(getBinaryNodeChild(q, "message_updates")).toBeUndefined();
+    expect(getBinaryNodeChild(q, "messages")?.attrs).toEqual({ type: "jid", jid: CHANNEL, count: "5" });
     const posts = await preview;
     expect(posts.map((p) => p.id)).toEqual(["3EB0THEIRPOST000002", "3EB0OURPOST00000001"]);
     expect(posts[0]).toMatchObject({

@@ -12,6 +12,7 @@ import {
   isJidNewsletter,
   normalizeMessageContent,
   proto,
+  S_WHATSAPP_NET,
   type WASocket,
 } from "@whiskeysockets/baileys";
 import type { BaileysAreaModule } from "./areas.ts";
@@ -25,7 +26,7 @@ import { parseStoredMessage, toInboundMessage } from "./inbound.ts";
  * | create | `newsletterCreate(name, description)`, then `newsletterUpdatePicture(jid, bytes)` and `newsletterMetadata("jid")` |
  * | get | `newsletterMetadata("jid" \| "invite", key)` (null: 404) |
  * | follow / unfollow / mute / unmute | `newsletterFollow` / `newsletterUnfollow` / `newsletterMute` / `newsletterUnmute` |
- * | preview | `newsletterFetchMessages(jid, limit, 0, 0)`: the `<message_updates>` query, whose `<message>` nodes carry the post (`<plaintext>`), `<views_count>` and `<reactions>` |
+ * | preview | our own `<messages type="jid">` query ({@link fetchPosts}), whose `<message>` nodes carry the post (`<plaintext>`), `<views_count>` and `<reactions>` |
  * | list, directory search and lookups | none in the package: 501 from the capability table |
  *
  * Notifications: `newsletter.reaction` → `message.reaction` (`chatId` `<id>@newsletter`); views,
@@ -75,13 +76,26 @@ export function channelOf(raw: unknown, fallbackRole?: ChannelRole): ProviderCha
   };
 }
 
-/** The post nodes of a `newsletterFetchMessages` answer (`<message_updates><messages><message>…`, or `<messages>`). */
+/**
+ * A channel's latest posts with their content: WA Web's "get newsletter messages" IQ, to the server,
+ * `<messages type="jid" jid count>`, as whatsmeow's `GetNewsletterMessages` and Baileys' unreleased
+ * newsletter branches send it. rc14 has no call for it: its `newsletterFetchMessages` sends
+ * `<message_updates>` to the channel (`Socket/newsletter.js:124-150`), which the network answers
+ * with view and reaction counts only, no `<plaintext>`.
+ */
+function fetchPosts(sock: WASocket, jid: string, count: number): Promise<unknown> {
+  return sock.query({
+    tag: "iq",
+    attrs: { id: sock.generateMessageTag(), type: "get", xmlns: "newsletter", to: S_WHATSAPP_NET },
+    content: [{ tag: "messages", attrs: { type: "jid", jid, count: String(count) } }],
+  });
+}
+
+/** The post nodes of a {@link fetchPosts} answer: `<iq><messages jid><message>…`. */
 function postNodes(result: unknown): BinaryNode[] {
   const root = obj(result) as unknown as BinaryNode;
   if (!root.tag) return [];
-  const updates = getBinaryNodeChild(root, "message_updates");
-  const list = getBinaryNodeChild(updates ?? root, "messages") ?? updates;
-  return list ? getBinaryNodeChildren(list, "message") : [];
+  return getBinaryNodeChildren(getBinaryNodeChild(root, "messages"), "message");
 }
 
 function mediaPath(m: proto.IMessage | undefined): string | null {
@@ -227,7 +241,7 @@ export const baileysChannels: BaileysAreaModule = (area) => {
     "channels.preview": (input) =>
       area.call("channels.preview", async (sock) => {
         await meta(sock, "jid", input.id);
-        const result: unknown = await sock.newsletterFetchMessages(input.id, input.limit, 0, 0);
+        const result = await fetchPosts(sock, input.id, input.limit);
         // The session keeps what it sends and receives: ours are those kept with `fromMe`.
         const sentByUs = async (id: string) => {
           const raw = await area.ctx.rawMessages.load(id).catch(() => null);

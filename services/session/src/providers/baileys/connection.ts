@@ -1,7 +1,9 @@
-import { ApiError, type ConnectionStatus } from "@gw/contracts";
+import { ApiError, type ConnectionStatus, deviceStillLinked } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
   type ConnectionState,
+  DisconnectReason,
+  type GroupMetadata,
   makeWASocket,
   type WAMessage,
   type WAMessageKey,
@@ -36,6 +38,8 @@ export interface ConnectionHooks {
    * after its `connection.update` handler and before its `creds.update` one and the areas' hooks.
    */
   listen(sock: WASocket): void;
+  /** A group's metadata for Baileys' group sends (`cachedGroupMetadata`): cached, else asked once on `sock`. */
+  groupMetadata(sock: WASocket, jid: string): Promise<GroupMetadata>;
 }
 
 /**
@@ -76,7 +80,13 @@ export class BaileysConnection implements PairingConnection {
     this.makeSocket = opts.makeSocket ?? makeWASocket;
     this.version = opts.version;
     this.creds = new CredsWriter({ log, currentAuth: () => this.auth });
-    this.socketConfigs = new SocketConfigs(ctx, opts, log, (key) => hooks.loadMessage(key));
+    this.socketConfigs = new SocketConfigs(
+      ctx,
+      opts,
+      log,
+      (key) => hooks.loadMessage(key),
+      (sock, jid) => hooks.groupMetadata(sock, jid),
+    );
   }
 
   async start(): Promise<void> {
@@ -109,25 +119,29 @@ export class BaileysConnection implements PairingConnection {
     this.status = null;
   }
 
+  /**
+   * Unlinks the device on the network, then wipes the auth state. Open: Baileys' `logout()` sends
+   * the remove-companion-device IQ (lib/Socket/socket.js:572-595). Not open but paired: a socket
+   * of its own is made for it, within the same budget; otherwise the phone would keep listing a
+   * dead device. When that cannot be done the wipe is local only, and said so (a warning, and the
+   * `STOPPED` status with reason `device_still_linked: …`): the phone must remove the device.
+   */
   async logout(): Promise<void> {
-    const sock = this.sock;
-    const wasOpen = this.opened;
+    const open = this.sock && this.opened ? this.sock : null;
     this.active = false;
     this.clearReconnect();
     this.qrWaiters.rejectAll(new ApiError("instance_not_connected"));
-    if (sock && wasOpen) {
+    const budgetMs = this.opts.logoutTimeoutMs ?? 10_000;
+    let notUnlinked: string | null;
+    if (open) {
       // Retire first: the 401 "Intentional Logout" close that follows is ours, not the network's.
-      this.generation++;
-      this.sock = null;
-      this.opened = false;
-      this.hooks.abortCalls();
-      try {
-        await withTimeout(sock.logout(), this.opts.logoutTimeoutMs ?? 10_000);
-      } catch (err) {
-        this.log.warn({ err }, "remove-companion-device failed; wiping the auth state anyway");
-      }
+      this.detach(open);
+      notUnlinked = await this.unlink(open, budgetMs);
+      await this.retireSocket(open);
+    } else {
+      await this.retireSocket();
+      notUnlinked = await this.unlinkOffline(budgetMs);
     }
-    await this.retireSocket(sock ?? undefined);
     // Let queued creds writes land before the wipe, so none lands after it.
     await this.creds.settled();
     const auth = this.auth;
@@ -136,6 +150,80 @@ export class BaileysConnection implements PairingConnection {
     this.status = null;
     if (auth) await auth.clear();
     else await this.ctx.auth.clear();
+    if (notUnlinked !== null) this.reportLocalLogout(notUnlinked);
+  }
+
+  /** Sends the remove-companion-device IQ on an open socket; why it failed, else null. */
+  private async unlink(sock: WASocket, budgetMs: number): Promise<string | null> {
+    try {
+      await withTimeout(sock.logout(), budgetMs);
+      return null;
+    } catch (err) {
+      return `remove-companion-device failed (${describeDisconnectError(err).message})`;
+    }
+  }
+
+  /**
+   * Not connected: connects just to unlink, then ends. Null when unlinked, or when there is no
+   * device to unlink (never paired) or the network already dropped it (401 on connect); else why not.
+   */
+  private async unlinkOffline(budgetMs: number): Promise<string | null> {
+    const deadline = Date.now() + budgetMs;
+    const left = () => Math.max(1, deadline - Date.now());
+    const auth = this.auth ?? (await this.loadAuth());
+    if (!auth) return "the stored pairing could not be read";
+    this.auth = auth;
+    if (!isPaired(auth.state.creds)) return null;
+    let sock: WASocket | undefined;
+    try {
+      sock = this.makeSocket(this.socketConfigs.build(auth, this.version, () => sock));
+    } catch (err) {
+      return `could not create a socket (${describeDisconnectError(err).message})`;
+    }
+    // The current socket, with none of the session's handlers: never two sockets (a start() or
+    // stop() meanwhile ends it), and its events are nobody's news.
+    this.sock = sock;
+    this.opened = false;
+    try {
+      await sock.waitForConnectionUpdate(async (u) => u.connection === "open", left());
+    } catch (err) {
+      await this.retireSocket(sock);
+      const { statusCode, message } = describeDisconnectError(err);
+      // Refused as logged out: the device is no longer linked (removed on the phone meanwhile).
+      if (statusCode === DisconnectReason.loggedOut) return null;
+      return statusCode === DisconnectReason.timedOut && /timed out/i.test(message)
+        ? `no connection to the network within ${budgetMs} ms`
+        : `the connection failed (${statusCode ?? "no code"}: ${message})`;
+    }
+    const why = await this.unlink(sock, left());
+    await this.retireSocket(sock);
+    return why;
+  }
+
+  /** The stored auth state, for a logout before any start; null when it cannot be read. */
+  private async loadAuth(): Promise<RedisAuthState | null> {
+    try {
+      return await useRedisAuthState(this.ctx.auth, {
+        logger: this.log,
+        onStaleLease: (err) => this.onStaleLease(err),
+      });
+    } catch (err) {
+      this.log.warn({ err }, "could not read the auth state for logout");
+      return null;
+    }
+  }
+
+  /** The wipe was local only: the operator must know the phone still lists the device. */
+  private reportLocalLogout(why: string): void {
+    this.log.warn(
+      { why },
+      "logout: the device could not be removed on the network; credentials wiped here only — remove it on the phone (Linked devices)",
+    );
+    this.ctx.emit({
+      type: "status",
+      status: "STOPPED",
+      reason: deviceStillLinked(why),
+    });
   }
 
   currentQr(): string | null {
@@ -191,9 +279,9 @@ export class BaileysConnection implements PairingConnection {
       creds.pairingCode = undefined;
     }
     const gen = ++this.generation;
-    let sock: WASocket;
+    let sock: WASocket | undefined;
     try {
-      sock = this.makeSocket(this.socketConfigs.build(auth, this.version));
+      sock = this.makeSocket(this.socketConfigs.build(auth, this.version, () => sock));
     } catch (err) {
       this.log.error({ err }, "could not create the socket");
       await this.onClose(gen, err);
@@ -216,18 +304,22 @@ export class BaileysConnection implements PairingConnection {
 
   /** Ends a socket we no longer want; its close event is ignored. */
   private async retireSocket(sock: WASocket | undefined = this.sock ?? undefined): Promise<void> {
-    if (sock === this.sock) {
-      this.generation++;
-      this.sock = null;
-      this.opened = false;
-      this.hooks.abortCalls();
-    }
     if (!sock) return;
+    this.detach(sock);
     try {
       await sock.end(undefined);
     } catch (err) {
       this.log.warn({ err }, "error while ending the socket");
     }
+  }
+
+  /** `sock` is no longer the current socket (if it was): its events are ignored from now on. */
+  private detach(sock: WASocket): void {
+    if (sock !== this.sock) return;
+    this.generation++;
+    this.sock = null;
+    this.opened = false;
+    this.hooks.abortCalls();
   }
 
   private async onConnectionUpdate(gen: number, sock: WASocket, u: Partial<ConnectionState>): Promise<void> {

@@ -7,6 +7,8 @@ import {
   type WAMessageKey,
   type WASocket,
 } from "@whiskeysockets/baileys";
+import { type AddressFallback, networkCodeOfAck } from "../address-fallback.ts";
+import type { ConversationAddressing } from "../addressing.ts";
 import type { AckStatus, ProviderContext } from "../contract.ts";
 import { type BaileysLogger, BoundedCache } from "./auth-state.ts";
 import type { GroupCache } from "./group-cache.ts";
@@ -37,6 +39,12 @@ export interface InboundEventsDeps {
   loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
   /** Whether `sock` is the session's current socket and open (a group lookup may go out on it). */
   isOpen(sock: WASocket): boolean;
+  /** Which address each one-to-one conversation takes: learnt from what arrives. */
+  readonly addressing: ConversationAddressing;
+  /** Sends refused on their first address get one retry on the other (address-fallback.ts). */
+  readonly fallback: AddressFallback;
+  /** Sends message `id` again to `to` (the contact's other address), under the same id. */
+  resend(id: string, to: string): Promise<void>;
 }
 
 /**
@@ -54,6 +62,8 @@ export class InboundEvents {
   private readonly groupSubjectMisses = new BoundedCache(500, 2 * 60_000);
   /** Contact names by user JID (PN and LID): address-book name, else profile name (contacts events, push names). */
   private readonly contactNames = new BoundedCache(5_000, 24 * 60 * 60_000);
+  /** Delivered / read / played already reported, by `{id}:{status}` (see `firstAck`). */
+  private readonly acksReported = new BoundedCache(10_000, 6 * 60 * 60_000);
   /** Inbound messages and acks, one at a time in arrival order. */
   private chain: Promise<void> = Promise.resolve();
 
@@ -66,7 +76,10 @@ export class InboundEvents {
     // Messages keep flowing from a socket being retired: the network considers them delivered.
     sock.ev.on("messages.upsert", ({ messages, type }) => {
       this.enqueue(async () => {
-        for (const msg of messages) await this.onInboundMessage(sock, msg, type === "append" ? "append" : "upsert");
+        for (const msg of messages) {
+          await this.onInboundMessage(sock, msg, type === "append" ? "append" : "upsert");
+          await this.onFoldedAck(sock, msg);
+        }
       });
     });
     sock.ev.on("messages.update", (updates) => this.enqueue(() => this.onMessageUpdates(sock, updates)));
@@ -110,8 +123,13 @@ export class InboundEvents {
     if (!key?.id) return;
     const idKey = mode === "derived-edit" ? null : `m:${key.fromMe ? 1 : 0}:${key.id}`;
     const editKey = editMarker(msg);
-    // Our own API sends echoed back (emitOwnEvents, as `append`) are still PENDING; `send` marks them too.
-    const ownSend = mode === "append" && key.fromMe && msg.status === proto.WebMessageInfo.Status.PENDING;
+    // Our own API sends echoed back (emitOwnEvents, as `append`) are still PENDING, or ERROR when the
+    // event buffer folded the server's refusal into them (onFoldedAck: only the sending device gets
+    // one, so never a copy from the phone); `send` marks them too.
+    const ownSend =
+      mode === "append" &&
+      key.fromMe &&
+      (msg.status === proto.WebMessageInfo.Status.PENDING || msg.status === proto.WebMessageInfo.Status.ERROR);
     if ((idKey && this.seen.get(idKey)) || (editKey && this.seen.get(editKey)) || ownSend) {
       if (idKey) this.seen.set(idKey, true);
       if (editKey) this.seen.set(editKey, true);
@@ -133,7 +151,27 @@ export class InboundEvents {
         .save(key.id, storedForm(msg))
         .catch((err) => this.deps.log.warn({ err }, "keeping the received message failed"));
     }
+    await this.learnAddressing(msg, message);
     this.deps.ctx.emit({ type: "message", message });
+  }
+
+  /**
+   * A one-to-one message tells how the network addresses its conversation: `addressingMode`
+   * (decode-wa-message.js: the stanza's, else the sender's server), else the form of `remoteJid`.
+   */
+  private async learnAddressing(msg: WAMessage, message: { isGroup: boolean; chatId: string; chatLid: string | null }) {
+    const remote = msg.key?.remoteJid;
+    if (message.isGroup || !remote || !/@(s\.whatsapp\.net|lid)$/.test(remote)) return;
+    const mode =
+      msg.key.addressingMode === "lid" || msg.key.addressingMode === "pn"
+        ? msg.key.addressingMode
+        : remote.endsWith("@lid")
+          ? "lid"
+          : "pn";
+    const phone = message.chatId.endsWith("@c.us") ? message.chatId : null;
+    await this.deps.addressing
+      .learn({ phone, lid: message.chatLid }, mode)
+      .catch((err) => this.deps.log.debug({ err }, "keeping a conversation's addressing failed"));
   }
 
   /**
@@ -144,7 +182,7 @@ export class InboundEvents {
    */
   private async onMessageUpdates(sock: WASocket, updates: BaileysEventMap["messages.update"]): Promise<void> {
     for (const { key, update } of updates) {
-      if (typeof update.status === "number") await this.onAck(sock, key, update);
+      if (typeof update.status === "number" && this.firstAck(key, update.status)) await this.onAck(sock, key, update);
       const edited = update.message?.editedMessage?.message;
       if (update.message === null && update.messageStubType === proto.WebMessageInfo.StubType.REVOKE && update.key) {
         await this.onInboundMessage(
@@ -195,10 +233,60 @@ export class InboundEvents {
     }
   }
 
+  /**
+   * An ack Baileys' event buffer folded into an upserted message of ours. While it buffers (up to
+   * 30 s after a reconnect, socket.js ~826-841; and ~100 ms around every upsert, including our own
+   * send's echo, chats.js ~917 / event-buffer.js ~141-167), a `messages.update` for a message it
+   * still holds is `Object.assign`ed onto it and never emitted (event-buffer.js ~425-444; one that
+   * comes first is absorbed the same way, ~409-413): the upsert then carries the receipt's status
+   * (and its time as `messageTimestamp`, handleReceipt in messages-recv.js), or a refusal's ERROR
+   * and `messageStubParameters` (handleBadAck). Reported through `onAck` as the update would have
+   * been, after the message itself (a copy from the phone is reported as received first).
+   */
+  private async onFoldedAck(sock: WASocket, msg: WAMessage): Promise<void> {
+    const { key, status } = msg;
+    if (!key?.fromMe || !key.id || typeof status !== "number") return;
+    const { ERROR, SERVER_ACK } = proto.WebMessageInfo.Status;
+    // PENDING is the echo as sent, SERVER_ACK a copy from the phone as decoded: nothing folded.
+    if ((status !== ERROR && status <= SERVER_ACK) || !this.firstAck(key, status)) return;
+    await this.onAck(
+      sock,
+      key,
+      status === ERROR
+        ? { status, messageStubParameters: msg.messageStubParameters ?? [] }
+        : { status, messageTimestamp: msg.messageTimestamp ?? null },
+    );
+  }
+
+  /**
+   * Whether a delivered / read / played of one of our messages is reported for the first time:
+   * each is reported once, whether it came folded into an upsert or as a `messages.update` (a
+   * receipt sent again, a message upserted again). Other statuses always pass: a failure may
+   * recur for a send retried under the same id (address-fallback.ts).
+   */
+  private firstAck(key: WAMessageKey, status: number): boolean {
+    if (!key.fromMe || !key.id || status <= proto.WebMessageInfo.Status.SERVER_ACK) return true;
+    const marker = `${key.id}:${status}`;
+    if (this.acksReported.get(marker)) return false;
+    this.acksReported.set(marker, true);
+    return true;
+  }
+
   /** A status change of one of our messages (spec 2.9). "sent" is announced by the manager with every send. */
   private async onAck(sock: WASocket, key: WAMessageKey, update: Partial<WAMessage>): Promise<void> {
     const status = typeof update.status === "number" ? ACK_OF_STATUS[update.status] : undefined;
     if (!key.fromMe || !key.id || !key.remoteJid || !status || status === "sent") return;
+    let error: string | Exclude<Awaited<ReturnType<AddressFallback["onRejected"]>>, "retried"> | undefined;
+    if (status === "failed") {
+      // handleBadAck (messages-recv.js): `messageStubParameters` is `[code]` or `[code, reason]`.
+      const networkCode = networkCodeOfAck(update.messageStubParameters);
+      const id = key.id;
+      const outcome = await this.deps.fallback.onRejected(id, networkCode, (to) => this.deps.resend(id, to));
+      if (outcome === "retried") return; // its own acks follow
+      error = networkCode !== undefined ? outcome : (update.messageStubParameters ?? []).join(": ") || "failed";
+    } else if (status !== "pending") {
+      await this.deps.fallback.onDelivered(key.id);
+    }
     this.deps.ctx.emit({
       type: "ack",
       id: key.id,
@@ -206,7 +294,7 @@ export class InboundEvents {
       chatId: await this.ackChatId(sock, key.remoteJid),
       status,
       timestamp: secondsOf(update.messageTimestamp) ?? Math.floor(Date.now() / 1000),
-      ...(status === "failed" ? { error: (update.messageStubParameters ?? []).join(": ") || "failed" } : {}),
+      ...(error !== undefined ? { error } : {}),
     });
   }
 

@@ -1116,7 +1116,7 @@ describe("Baileys session: inbound events", () => {
     ]);
   });
 
-  it("acks: the chat's number even when the receipt names the LID; failures carry the stub parameters", async () => {
+  it("acks: the chat's number even when the receipt names the LID; failures carry the network's code and its cause", async () => {
     const w = await wired();
     await w.sock.signalRepository.lidMapping.storeLIDPNMappings([{ lid: CONTACT_LID, pn: CONTACT_PN }]);
     w.sock.ev.emit("messages.update", [
@@ -1155,7 +1155,17 @@ describe("Baileys session: inbound events", () => {
       { id: "3EB0A1", chatId: "5511988887777@c.us", status: "delivered", error: undefined },
       { id: "3EB0A1", chatId: "5511988887777@c.us", status: "read", error: undefined },
       { id: "3EB0A2", chatId: STRANGER_LID, status: "played", error: undefined },
-      { id: "3EB0A3", chatId: "5511977775555@c.us", status: "failed", error: "463: Your account has been restricted" },
+      {
+        id: "3EB0A3",
+        chatId: "5511977775555@c.us",
+        status: "failed",
+        // Not a send of ours this session: no other address is tried; the code and its cause reach the client.
+        error: {
+          code: "network_rejected",
+          networkCode: 463,
+          message: expect.stringMatching(/^A rede recusou a mensagem \(erro 463\)/),
+        },
+      },
     ]);
     expect(acks.slice(0, 2).map((a) => a.timestamp)).toEqual([T + 1, T + 2]);
   });

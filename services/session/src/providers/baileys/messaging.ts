@@ -14,12 +14,15 @@ import {
   type WAMessageKey,
   type WASocket,
 } from "@whiskeysockets/baileys";
+import type { AddressFallback } from "../address-fallback.ts";
+import type { ConversationAddressing } from "../addressing.ts";
 import type { Picture, ProviderContext } from "../contract.ts";
 import type { BaileysLogger } from "./auth-state.ts";
 import { networkCodeOf } from "./errors.ts";
 import type { GroupCache } from "./group-cache.ts";
-import { storedForm } from "./inbound.ts";
+import { parseStoredMessage, storedForm } from "./inbound.ts";
 import { brazilianAlternative, isBareMessageId, parseMessageId, toChatId, toJid } from "./jids.ts";
+import { linkPreviewsFromEnv } from "./link-preview.ts";
 import { type OutboundContext, toBaileysContent } from "./outbound.ts";
 import { buildPollVote } from "./poll-vote.ts";
 import { withTimeout } from "./with-timeout.ts";
@@ -39,6 +42,10 @@ export interface MessagingDeps {
   loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
   /** One of our API sends: its echo from the socket is not reported as received. */
   markOwnSend(id: string): void;
+  /** Which address each one-to-one conversation takes (LID or number). */
+  readonly addressing: ConversationAddressing;
+  /** One-to-one sends, for one retry on the other address when the network refuses the first. */
+  readonly fallback: AddressFallback;
 }
 
 /** The session's messaging operations on the open socket (the `ProviderSession` messaging methods). */
@@ -48,17 +55,25 @@ export class BaileysMessaging {
   async send(chatId: string, content: OutboundContent, options: SendOptions = {}): Promise<SendResult> {
     const sock = this.deps.openSocket();
     if (content.type === "poll_vote") return this.vote(sock, chatId, content.pollId, content.votes, options);
+    // The address the network uses for this conversation (LID or number: addressing.ts).
+    const dest = await this.deps.addressing.destination(chatId.trim());
+    // Composed before the send proper: a connection lost while a link preview or a group's
+    // participants are fetched left nothing on the network (`instance_not_connected`, not "may have left").
+    const out = await this.deps.call("compose", () =>
+      toBaileysContent(dest, content, options, this.outboundContext(sock, chatId, dest)),
+    );
     return this.deps.call("send", async () => {
-      const out = await toBaileysContent(chatId, content, options, this.outboundContext(sock));
       const sent = await sock.sendMessage(out.jid, out.content, out.options);
       // Before Baileys echoes it back as an `append` upsert (emitOwnEvents, on a later tick):
       // the manager announces API sends itself.
       if (sent?.key.id) this.deps.markOwnSend(sent.key.id);
       const id = sent?.key.id;
       if (!sent || !id) throw new ApiError("network_error");
+      this.deps.fallback.track(id, dest);
       const result = {
         id,
-        chatId: toChatId(sent.key.remoteJid || out.jid),
+        // The number when known (spec 1 rule 3), whichever address the message took.
+        chatId: pnFirst(chatId, toChatId(sent.key.remoteJid || out.jid)),
         timestamp: unixSecondsOf(sent.messageTimestamp),
       };
       // Kept for Baileys' retries (getMessage), quotes and reactions by bare id.
@@ -79,18 +94,21 @@ export class BaileysMessaging {
     votes: string[],
     options: SendOptions,
   ): Promise<SendResult> {
-    const jid = toJid(chatId);
-    if (!jid) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "chatId inválido" });
+    if (!toJid(chatId)) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "chatId inválido" });
+    const dest = await this.deps.addressing.destination(chatId.trim());
+    const jid = toJid(dest)!;
     const poll = await this.deps.loadMessage({ remoteJid: jid, id: parseMessageId(pollId)?.id ?? pollId });
     if (!poll) {
       throw new ApiError("validation_error", "Campos inválidos.", {
         pollMessageId: "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)",
       });
     }
-    const message = buildPollVote(poll, votes, { id: sock.user?.id, lid: sock.user?.lid });
+    const me = sock.authState.creds.me ?? {};
+    const message = buildPollVote(poll, votes, voteIdentity(me, jid, this.deps.groups.addressingMode(jid)));
     return this.deps.call("send", async () => {
       const id = await sock.relayMessage(jid, message, options.id ? { messageId: options.id } : {});
-      const result = { id, chatId: toChatId(jid), timestamp: Math.floor(Date.now() / 1000) };
+      this.deps.fallback.track(id, dest);
+      const result = { id, chatId: pnFirst(chatId, toChatId(jid)), timestamp: Math.floor(Date.now() / 1000) };
       this.deps.markOwnSend(id);
       return result; // `sent` is announced by the manager, as for every send
     });
@@ -139,13 +157,15 @@ export class BaileysMessaging {
 
   async markRead(chatId: string, messageIds: string[]): Promise<void> {
     const sock = this.deps.openSocket();
-    const jid = chatJid(chatId);
+    const asked = chatJid(chatId);
+    // Receipts go where the conversation is: a receipt to the other address is not shown.
+    const jid = chatJid(await this.deps.addressing.destination(chatId.trim()));
     const keys: WAMessageKey[] = [];
     for (const value of messageIds) {
       const parsed = parseMessageId(value);
       if (parsed) {
         // Our own messages get no read receipt (Baileys drops them too).
-        if (!parsed.fromMe) keys.push(parsed);
+        if (!parsed.fromMe) keys.push(parsed.remoteJid === asked ? { ...parsed, remoteJid: jid } : parsed);
         continue;
       }
       if (!isBareMessageId(value)) {
@@ -182,17 +202,44 @@ export class BaileysMessaging {
       }
     } else {
       if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
-      jid = chatJid(chatId);
+      chatJid(chatId);
+      jid = chatJid(await this.deps.addressing.destination(chatId.trim()));
     }
     await this.deps.call("presence", () => sock.sendPresenceUpdate(state, jid));
   }
 
-  private outboundContext(sock: WASocket): OutboundContext {
+  /**
+   * What the mapping needs; `asked` and `dest` are the chat as the client named it and the address
+   * it goes to: stored messages of either are this conversation (quotes, reactions, edits).
+   */
+  private outboundContext(sock: WASocket, asked: string, dest: string): OutboundContext {
+    const conversation = [toJid(asked), toJid(dest)].filter((j): j is string => Boolean(j));
     return {
       me: sock.authState.creds.me,
+      conversation,
+      lidOf: (pn) => this.lidJidFor(sock, pn),
       loadMessage: (key) => this.deps.loadMessage(key),
       groupParticipants: (jid) => this.deps.groups.participants(sock, jid),
+      linkPreview: (text) => linkPreviewsFromEnv().preview(text, this.deps.log),
     };
+  }
+
+  /**
+   * A send the network refused on its first address, again to the contact's other one under the
+   * same id (address-fallback.ts): the stored message as it went, relayed as is.
+   */
+  async resend(id: string, to: string): Promise<void> {
+    const sock = this.deps.openSocket();
+    const jid = toJid(to);
+    const raw = await this.deps.ctx.rawMessages.load(id);
+    const stored = raw ? parseStoredMessage(raw) : undefined;
+    if (!jid || !stored?.message) throw new ApiError("network_error", "A mensagem enviada não está mais guardada.");
+    await this.deps.call("send", () => sock.relayMessage(jid, stored.message!, { messageId: id }));
+    this.deps.markOwnSend(id);
+    // Quotes, reactions and edits of it name the address it now has.
+    await this.deps.ctx.rawMessages
+      .save(id, storedForm({ ...stored, key: { ...stored.key, remoteJid: jid } }))
+      .catch((err) => this.deps.log.warn({ err }, "keeping the re-sent message failed"));
   }
 
   async downloadMedia(networkId: string): Promise<Picture | null> {
@@ -218,14 +265,20 @@ export class BaileysMessaging {
     });
   }
 
-  /** The LID of a registered number: local mapping store, else one USync LID query; null on failure. */
+  /** The LID of a registered number as a chat id (`<id>@lid`); null when unknown. */
   private async lidFor(sock: WASocket, pnJid: string): Promise<string | null> {
+    const lid = await this.lidJidFor(sock, pnJid);
+    return lid ? toChatId(lid) : null;
+  }
+
+  /** The LID JID of a number: local mapping store, else one USync LID query; null on failure. */
+  private async lidJidFor(sock: WASocket, pnJid: string): Promise<string | null> {
     try {
       const lid = await withTimeout(
         sock.signalRepository.lidMapping.getLIDForPN(pnJid),
         this.deps.lidLookupTimeoutMs ?? 5_000,
       );
-      return lid ? toChatId(lid) : null;
+      return lid ?? null;
     } catch (err) {
       this.deps.log.debug({ err }, "LID lookup failed");
       return null;
@@ -252,6 +305,28 @@ async function registeredJid(sock: WASocket, digits: string): Promise<string | u
   const results = await sock.onWhatsApp(digits);
   if (!results) throw new ApiError("network_timeout", "A rede de mensagens não respondeu à consulta do número.");
   return results.find((r) => r.exists && r.jid)?.jid;
+}
+
+/** The chat id a send answers: the number's form when either id is one (spec 1 rule 3). */
+function pnFirst(asked: string, sentTo: string): string {
+  const a = asked.trim();
+  if (/@c\.us$/.test(sentTo)) return sentTo;
+  return /^\d+@c\.us$/.test(a) ? a : sentTo;
+}
+
+/**
+ * Who signs a poll vote: the identity the network will show as its sender. Baileys sends to a
+ * group as our LID unless the group is addressed by number (`addressing_mode`, default `lid`:
+ * messages-send.js), and to a person as our LID when sent to a LID; the poll's creator is named
+ * the same way when it is us.
+ */
+function voteIdentity(
+  me: { id?: string | null; lid?: string | null },
+  jid: string,
+  groupMode: "lid" | "pn" | undefined,
+): { id?: string | null; lid?: string | null; lidAddressed: boolean } {
+  const lidAddressed = isJidGroup(jid) ? groupMode !== "pn" : jid.endsWith("@lid");
+  return { id: me.id, lid: me.lid, lidAddressed };
 }
 
 /** `messageTimestamp` (number or protobuf Long, seconds) as a number; now when absent. */

@@ -1,6 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
 import { ApiError, type OutboundContent, type OutboundMedia, type SendOptions } from "@gw/contracts";
 import {
   aesDecryptWithIV,
@@ -17,9 +20,10 @@ import {
   type WAMessage,
   type WAMessageKey,
 } from "@whiskeysockets/baileys";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mapNetworkError } from "./errors.ts";
 import { brazilianAlternative, formatMessageId, parseMessageId, toChatId, toJid } from "./jids.ts";
+import { LinkPreviews } from "./link-preview.ts";
 import { type BaileysOutbound, isAnimatedWebp, type OutboundContext, toBaileysContent } from "./outbound.ts";
 import { Boom } from "./testing.ts";
 import { buildVCard, escapeVCardText } from "./vcard.ts";
@@ -603,6 +607,158 @@ describe("outbound content through Baileys' generateWAMessage", () => {
   it("bad chat ids are 422 chatId", async () => {
     const err = await apiError(map("5511988887777", { type: "text", text: "x" }));
     expect(err.details).toHaveProperty("chatId");
+  });
+});
+
+// ── what Baileys' optional add-ons would do: voice waveforms, link previews ──
+
+/** A voice note as the gateway converts them (OGG/Opus, mono, 48 kHz, 32 kb/s): a tone rising from silence. */
+function voiceNote(seconds: number): Buffer {
+  const args = ["-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", `sine=frequency=440:duration=${seconds}`];
+  args.push("-af", `volume='min(1,t/${seconds})':eval=frame`, "-ac", "1", "-ar", "48000");
+  args.push("-c:a", "libopus", "-b:a", "32k", "-f", "ogg", "pipe:1");
+  return execFileSync("ffmpeg", args, { maxBuffer: 16 * 1024 * 1024 });
+}
+
+const total = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+
+describe("voice notes carry a waveform (audio-decode, Baileys' optional peer, patched)", () => {
+  it("64 samples, 0–100, drawn from the audio: with the duration given (converted notes) and without", async () => {
+    const bytes = voiceNote(3);
+    for (const seconds of [3, undefined]) {
+      const { m } = await send(CHAT, {
+        type: "voice",
+        media: media(bytes, "audio/ogg"),
+        ...(seconds !== undefined ? { seconds } : {}),
+      });
+      expect(m.audioMessage).toMatchObject({ ptt: true, seconds: 3 });
+      const wave = [...(m.audioMessage?.waveform ?? [])];
+      expect(wave).toHaveLength(64);
+      expect(Math.max(...wave)).toBe(100);
+      expect(Math.min(...wave)).toBeGreaterThanOrEqual(0);
+      // the tone rises from silence: the end of the waveform is louder than its start
+      expect(total(wave.slice(-8))).toBeGreaterThan(total(wave.slice(0, 8)) * 2);
+    }
+  });
+
+  it("an audio file (ptt false) has none", async () => {
+    const { m } = await send(CHAT, { type: "audio", media: media(voiceNote(1), "audio/ogg") });
+    expect(m.audioMessage?.ptt).toBe(false);
+    expect(m.audioMessage?.waveform ?? undefined).toBeUndefined();
+  });
+});
+
+describe("texts with a link get our preview, fetched through the URL guard", () => {
+  let server: Server;
+  let base: string;
+  const hits: string[] = [];
+  const PAGE = `<!doctype html><html><head><meta charset="utf-8">
+    <title>Loja Centro</title>
+    <meta property="og:title" content="Promoção de verão &amp; frete grátis">
+    <meta property="og:description" content="Só hoje: 50% off em toda a loja">
+    <meta property="og:image" content="/capa.png">
+  </head><body><h1>Promoção</h1></body></html>`;
+
+  beforeAll(async () => {
+    const png = await picture().png().toBuffer();
+    server = createServer((req, res) => {
+      hits.push(req.url ?? "");
+      if (req.url?.startsWith("/promo")) {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end(PAGE);
+      } else if (req.url === "/capa.png") {
+        res.writeHead(200, { "content-type": "image/png" });
+        res.end(png);
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  /** The mapping's context with previews (messaging.ts wires the process's, from WEBHOOK_ALLOW_PRIVATE). */
+  const withPreviews = (previews: Pick<LinkPreviews, "preview">): OutboundContext => ({
+    ...context().ctx,
+    linkPreview: (text) => previews.preview(text),
+  });
+  async function sendWith(ctx: OutboundContext, content: OutboundContent) {
+    const out = await toBaileysContent(CHAT, content, {}, ctx);
+    return { out, m: (await generate(out)).message! };
+  }
+
+  it("title, description, matched text (the link as written) and a JPEG thumbnail of og:image", async () => {
+    // Local receivers need private addresses allowed, as in tests and `make dev` (WEBHOOK_ALLOW_PRIVATE).
+    const previews = new LinkPreviews({ allowPrivate: true });
+    const link = `${base}/promo?utm=zap`;
+    hits.length = 0;
+    const { m } = await sendWith(withPreviews(previews), { type: "text", text: `Confira (${link}).` });
+    expect(m.extendedTextMessage).toMatchObject({
+      text: `Confira (${link}).`,
+      matchedText: link,
+      title: "Promoção de verão & frete grátis",
+      description: "Só hoje: 50% off em toda a loja",
+      previewType: proto.Message.ExtendedTextMessage.PreviewType.NONE,
+    });
+    // rc14's proto has no canonicalUrl any more: the card opens matchedText.
+    const thumb = Buffer.from(m.extendedTextMessage!.jpegThumbnail!);
+    expect(thumb.subarray(0, 3).equals(Buffer.from([0xff, 0xd8, 0xff]))).toBe(true);
+    expect(hits).toEqual(["/promo?utm=zap", "/capa.png"]);
+  });
+
+  it("a link to an internal address under the default guard: no preview, and no request reaches it", async () => {
+    hits.length = 0;
+    const looked: string[] = [];
+    const strict = new LinkPreviews({
+      allowPrivate: false,
+      lookup: async (host) => {
+        looked.push(host);
+        return [{ address: "127.0.0.1", family: 4 }];
+      },
+    });
+    for (const link of [`${base}/promo`, "http://127.0.0.1/promo", "http://intranet.example/promo"]) {
+      const text = `veja ${link}`;
+      const { out, m } = await sendWith(withPreviews(strict), { type: "text", text });
+      // null, not absent: Baileys' own fetcher (no guard) is not tried either
+      expect(out.content).toEqual({ text, linkPreview: null });
+      expect(m.extendedTextMessage?.text).toBe(text);
+      expect(m.extendedTextMessage?.title ?? undefined).toBeUndefined();
+      expect(m.extendedTextMessage?.matchedText ?? undefined).toBeUndefined();
+    }
+    expect(looked).toEqual(["intranet.example"]); // refused at connection time, by its address
+    expect(hits).toEqual([]);
+  });
+
+  it("linkPreview: false asks for none; a failing preview never fails the send", async () => {
+    let asked = 0;
+    const text = `veja ${base}/promo`;
+    const counting = {
+      preview: async () => {
+        asked++;
+        return undefined;
+      },
+    };
+    const off = await sendWith(withPreviews(counting), { type: "text", text, linkPreview: false });
+    expect(off.out.content).toEqual({ text, linkPreview: null });
+    expect(off.m.extendedTextMessage?.title ?? undefined).toBeUndefined();
+    expect(asked).toBe(0);
+
+    const broken = await sendWith(
+      withPreviews({
+        preview: async () => {
+          throw new Error("preview exploded");
+        },
+      }),
+      { type: "text", text },
+    );
+    expect(broken.out.content).toEqual({ text, linkPreview: null });
+    expect(broken.m.extendedTextMessage?.text).toBe(text);
   });
 });
 

@@ -5,6 +5,7 @@ import {
   isJidGroup,
   isJidNewsletter,
   jidDecode,
+  jidNormalizedUser,
   type MiscMessageGenerationOptions,
   type proto,
   type WAMessage,
@@ -21,7 +22,7 @@ import { buildVCard } from "./vcard.ts";
  *
  * | content            | Baileys `AnyMessageContent`                                                        |
  * |--------------------|------------------------------------------------------------------------------------|
- * | text               | `{text}`; `linkPreview: false` → `linkPreview: null` (no automatic preview)         |
+ * | text               | `{text}`; with a link, `linkPreview`: ours (`ctx.linkPreview`) or `null` (never Baileys') |
  * | image              | `{image, mimetype, caption}`                                                       |
  * | video              | `{video, mimetype, caption}`; `asNote` → `{video, ptv: true}` (round note, no caption) |
  * | audio              | `{audio, mimetype, ptt: false}`                                                    |
@@ -55,10 +56,23 @@ export interface OutboundContext {
    * `remoteJid` and `id`. The gateway stores no messages yet, so today this answers undefined.
    */
   loadMessage(key: WAMessageKey): Promise<WAMessage | undefined>;
+  /**
+   * The JIDs of this send's conversation (the chat as asked, and the address it goes to: LID or
+   * number, addressing.ts): a stored message keyed by either is rekeyed to the destination, so a
+   * quote does not show as from another chat and a reaction or edit names the right message.
+   */
+  conversation?: string[];
+  /** The LID of a number (`<digits>@s.whatsapp.net` → `<id>@lid`) when known: status audiences. */
+  lidOf?(pnJid: string): Promise<string | null>;
   /** Participant JIDs of a group (as the group addresses them: PN or LID), for `mentions: ["all"]`. */
   groupParticipants(groupJid: string): Promise<string[]>;
   /** JPEG thumbnail of a link preview image; default Baileys' `extractImageThumb` at 192 px (sharp). */
   thumbnail?(image: Buffer): Promise<Buffer>;
+  /**
+   * The preview of a text's first link (link-preview.ts: fetched through the URL guard, bounded in
+   * time and size), or undefined for none. Without it, texts with a link go without a preview.
+   */
+  linkPreview?(text: string): Promise<WAUrlInfo | undefined>;
 }
 
 export interface BaileysOutbound {
@@ -116,7 +130,7 @@ export async function toBaileysContent(
 
   const opts: MiscMessageGenerationOptions = {};
   if (options.id !== undefined) opts.messageId = messageIdOption(options.id);
-  if (jid === STATUS_JID) Object.assign(opts, statusOptions(options.status));
+  if (jid === STATUS_JID) Object.assign(opts, await statusOptions(options.status, ctx));
 
   const isMessage = MESSAGE_KINDS.has(content.type);
   if (!isMessage) {
@@ -146,8 +160,14 @@ export async function toBaileysContent(
 
 async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext): Promise<AnyMessageContent> {
   switch (c.type) {
-    case "text":
-      return c.linkPreview === false ? { text: c.text, linkPreview: null } : { text: c.text };
+    case "text": {
+      if (c.linkPreview === false) return { text: c.text, linkPreview: null };
+      // A failed preview never fails the send.
+      const info = await ctx.linkPreview?.(c.text).catch(() => undefined);
+      if (info) return { text: c.text, linkPreview: info };
+      // Ours or none (null) where there is a link: Baileys' own fetcher, which no URL guard covers, never runs.
+      return /https?:\/\//i.test(c.text) ? { text: c.text, linkPreview: null } : { text: c.text };
+    }
     case "image":
       return { image: mediaBytes(c.media), mimetype: c.media.mimetype, ...caption(c.caption) };
     case "video":
@@ -210,7 +230,8 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     }
     case "edit": {
       const key = await resolveTarget(jid, c.targetId, "edit", ctx);
-      return { text: c.text, edit: key };
+      // An edit keeps the message's preview: Baileys is not to fetch one of its own (link-preview.ts).
+      return { text: c.text, edit: key, linkPreview: null };
     }
     case "revoke": {
       const key = await resolveTarget(jid, c.targetId, "revoke", ctx);
@@ -253,18 +274,32 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
 
 /**
  * A status post's options (README "Send Broadcast & Stories"): the audience as `statusJidList`
- * (only they get it), the style as Baileys' `backgroundColor` (a hex string: a number is lost by
- * rc14's `assertColor`) and `font`. `broadcast: true` as the README shows it (rc14 reads it nowhere).
+ * (only their devices get it: messages-send.js addresses nobody else), the style as Baileys'
+ * `backgroundColor` (a hex string: a number is lost by rc14's `assertColor`) and `font`.
+ * `broadcast: true` as the README shows it (rc14 reads it nowhere).
+ *
+ * Our own account is in the list, or the post never reaches our phone. Baileys encrypts a status
+ * as our LID when we have one (the sender-key identity of `status@broadcast`, addressing `lid` by
+ * default), and the network refuses a LID-sent post to an audience named by number (ack error
+ * 479, Baileys#2794): with a LID, the audience goes by LID wherever the pair is known.
  */
-function statusOptions(status: SendOptions["status"]): MiscMessageGenerationOptions {
+async function statusOptions(
+  status: SendOptions["status"],
+  ctx: OutboundContext,
+): Promise<MiscMessageGenerationOptions> {
   if (!status?.audience.length) throw invalid("contacts", "informe quem vê o status");
-  const statusJidList = status.audience.map((id) => {
+  const byLid = Boolean(ctx.me?.lid);
+  const list = new Set<string>();
+  for (const id of status.audience) {
     const jid = toUserJid(id);
     if (!jid) throw invalid("contacts", `contato inválido: ${id.slice(0, 40)}`);
-    return jid;
-  });
+    const lid = byLid && !jid.endsWith("@lid") ? await ctx.lidOf?.(jid).catch(() => null) : null;
+    list.add(lid ? jidNormalizedUser(lid) : jid);
+  }
+  const own = byLid ? ctx.me?.lid : ctx.me?.id;
+  if (own) list.add(jidNormalizedUser(own));
   return {
-    statusJidList,
+    statusJidList: [...list],
     broadcast: true,
     ...(status.backgroundColor ? { backgroundColor: status.backgroundColor } : {}),
     ...(status.font !== undefined ? { font: status.font } : {}),
@@ -359,7 +394,16 @@ async function resolveQuoted(jid: string, quotedId: string, ctx: OutboundContext
   const key = keyFromId(jid, quotedId, "reply_to");
   const stored = await ctx.loadMessage(key);
   if (!stored?.message || !stored.key?.id) throw invalid("reply_to", "mensagem não encontrada");
-  return stored;
+  // Baileys names the quote's chat (`contextInfo.remoteJid`) when the key's differs from where the
+  // reply goes (messages.js): the other address of this very chat would show as another chat.
+  return { ...stored, key: inConversation(stored.key, jid, ctx) };
+}
+
+/** A key of this conversation (either of its addresses) as the destination names it; others as they are. */
+function inConversation(key: WAMessageKey, jid: string, ctx: OutboundContext): WAMessageKey {
+  const remote = key.remoteJid ? jidNormalizedUser(key.remoteJid) : undefined;
+  const ours = remote && remote !== jid && (ctx.conversation ?? []).some((c) => jidNormalizedUser(c) === remote);
+  return ours ? { ...key, remoteJid: jid } : key;
 }
 
 function keyFromId(jid: string, id: string, field: string): WAMessageKey {
@@ -385,8 +429,8 @@ async function resolveTarget(
   const lookup = parsed ?? keyFromId(jid, targetId, "messageId");
   const stored = (await ctx.loadMessage(lookup))?.key;
   let key: WAMessageKey;
-  if (stored?.id && stored.remoteJid) key = stored;
-  else if (parsed) key = parsed;
+  if (stored?.id && stored.remoteJid) key = inConversation(stored, jid, ctx);
+  else if (parsed) key = inConversation(parsed, jid, ctx);
   else if (purpose === "reaction") {
     throw invalid("messageId", "mensagem não encontrada; use o id completo {fromMe}_{chatId}_{id}[_{participant}]");
   } else key = { ...lookup, fromMe: true };

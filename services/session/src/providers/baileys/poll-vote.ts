@@ -1,6 +1,12 @@
 import { createCipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import { ApiError } from "@gw/contracts";
-import { jidNormalizedUser, normalizeMessageContent, proto, type WAMessage } from "@whiskeysockets/baileys";
+import {
+  jidNormalizedUser,
+  normalizeMessageContent,
+  proto,
+  type WAMessage,
+  type WAMessageKey,
+} from "@whiskeysockets/baileys";
 
 const invalid = (field: string, text: string) =>
   new ApiError("validation_error", "Campos inválidos.", { [field]: text });
@@ -14,7 +20,7 @@ const invalid = (field: string, text: string) =>
 export function buildPollVote(
   poll: WAMessage,
   votes: string[],
-  me: { id?: string | null; lid?: string | null },
+  me: { id?: string | null; lid?: string | null; lidAddressed?: boolean },
   now = Date.now(),
 ): proto.IMessage {
   const content = normalizeMessageContent(poll.message);
@@ -30,11 +36,13 @@ export function buildPollVote(
   if ((creation.selectableOptionsCount ?? 0) === 1 && votes.length > 1) {
     throw invalid("votes", "esta enquete aceita uma resposta");
   }
-  // The poll's addressing decides which ids sign the vote: LID chats use LIDs.
-  const lidAddressed = poll.key.remoteJid.endsWith("@lid") || Boolean(poll.key.participant?.endsWith("@lid"));
+  // The vote is signed by the ids the network shows for it: the session says how the vote is
+  // addressed (a group's addressing mode, the person's address); else the poll's own key tells.
+  const lidAddressed =
+    me.lidAddressed ?? (poll.key.remoteJid.endsWith("@lid") || Boolean(poll.key.participant?.endsWith("@lid")));
   const myJid = jidNormalizedUser((lidAddressed ? me.lid : me.id) ?? me.id ?? "");
   if (!myJid) throw new ApiError("instance_not_connected");
-  const creator = poll.key.fromMe ? myJid : jidNormalizedUser(poll.key.participant || poll.key.remoteJid);
+  const creator = poll.key.fromMe ? myJid : authorOf(poll.key, lidAddressed);
   const selectedOptions = votes.map((v) => createHash("sha256").update(v).digest());
   const plain = proto.Message.PollVoteMessage.encode({ selectedOptions }).finish();
   const sign = Buffer.concat([
@@ -62,4 +70,17 @@ export function buildPollVote(
       senderTimestampMs: now,
     },
   };
+}
+
+/**
+ * The poll's author in the vote's addressing: of the key's id and its alternative (`participantAlt`
+ * in groups, `remoteJidAlt` in chats: decode-wa-message.js), the LID or the number as the vote is.
+ */
+function authorOf(key: WAMessageKey, lidAddressed: boolean): string {
+  const group = Boolean(key.participant);
+  const ids = [group ? key.participant : key.remoteJid, group ? key.participantAlt : key.remoteJidAlt]
+    .filter((j): j is string => Boolean(j))
+    .map((j) => jidNormalizedUser(j));
+  const wanted = ids.find((j) => j.endsWith("@lid") === lidAddressed);
+  return wanted ?? ids[0] ?? "";
 }

@@ -20,7 +20,7 @@ export interface BaileysSessionOptions {
   pairingCodeLimit?: { max: number; windowMs: number };
   /** How long `requestPairingCode` waits for the socket to be ready (first QR); default 30 s. */
   pairingReadyTimeoutMs?: number;
-  /** Bound on `sock.logout()` before the auth state is wiped anyway; default 10 s. */
+  /** Bound on a logout: the connection a disconnected session opens for it and `sock.logout()`, before the auth state is wiped anyway; default 10 s. */
   logoutTimeoutMs?: number;
   /** Reconnect policy tuning (tests shorten the delays). */
   policy?: Partial<PolicyTuning>;

@@ -7,7 +7,9 @@ import {
   type SendResult,
   type SessionOpHandlers,
 } from "@gw/contracts";
-import type { WAMessage, WAMessageKey } from "@whiskeysockets/baileys";
+import { jidNormalizedUser, type WAMessage, type WAMessageKey } from "@whiskeysockets/baileys";
+import { AddressFallback } from "../address-fallback.ts";
+import { ConversationAddressing } from "../addressing.ts";
 import type { Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, mapCapping, mapTimelock } from "./account.ts";
 import { baileysOps } from "./areas.ts";
@@ -17,10 +19,12 @@ import { toApiError } from "./errors.ts";
 import { GroupCache } from "./group-cache.ts";
 import { parseStoredMessage } from "./inbound.ts";
 import { InboundEvents } from "./inbound-events.ts";
+import { toChatId, toJid } from "./jids.ts";
 import { BaileysMessaging } from "./messaging.ts";
 import { PASSKEY_MESSAGE, PairingCodes } from "./pairing.ts";
 import { type BaileysSessionOptions, baileysLogger } from "./session-options.ts";
 import { SocketCalls } from "./socket-calls.ts";
+import { withTimeout } from "./with-timeout.ts";
 
 export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
 
@@ -61,13 +65,22 @@ class BaileysSession implements ProviderSession {
         this.inbound.listen(sock);
         this.groups.listen(sock);
       },
+      groupMetadata: (sock, jid) => this.groups.metadata(sock, jid),
     });
+    const addressing = new ConversationAddressing(ctx, {
+      lidForPhone: (pn) => this.lidMapping("lid", pn),
+      phoneForLid: (lid) => this.lidMapping("pn", lid),
+    });
+    const fallback = new AddressFallback(addressing);
     this.inbound = new InboundEvents({
       ctx,
       log: this.log,
       groups: this.groups,
       loadMessage: (key) => this.loadMessage(key),
       isOpen: (sock) => this.connection.isOpen(sock),
+      addressing,
+      fallback,
+      resend: (id, to) => this.messaging.resend(id, to),
     });
     this.messaging = new BaileysMessaging({
       ctx,
@@ -78,6 +91,8 @@ class BaileysSession implements ProviderSession {
       call: (op, fn) => this.calls.run(op, fn),
       loadMessage: (key) => this.loadMessage(key),
       markOwnSend: (id) => this.inbound.markOwnSend(id),
+      addressing,
+      fallback,
     });
     this.pairing = new PairingCodes(this.log, opts, this.connection);
     this.ops = baileysOps({
@@ -178,6 +193,20 @@ class BaileysSession implements ProviderSession {
 
   downloadMedia(networkId: string): Promise<Picture | null> {
     return this.messaging.downloadMedia(networkId);
+  }
+
+  /**
+   * The other id of a pair from Baileys' local LID store (no network query): `lid` of a number
+   * (`<digits>@c.us`), `pn` of a LID; as gateway ids, null when unknown or not connected.
+   */
+  private async lidMapping(want: "lid" | "pn", id: string): Promise<string | null> {
+    const mapping = this.connection.currentSocket()?.signalRepository.lidMapping;
+    const jid = toJid(id);
+    if (!mapping || !jid) return null;
+    // A number without a local pair costs one USync query (lid-mapping.js): bounded.
+    const lookup = want === "lid" ? mapping.getLIDForPN(jid) : mapping.getPNForLID(jid);
+    const found = await withTimeout(lookup, this.opts.lidLookupTimeoutMs ?? 5_000).catch(() => null);
+    return found ? toChatId(jidNormalizedUser(found)) : null;
   }
 
   /** The stored message for a key: `opts.loadMessage` when given, else the kept raw messages. */

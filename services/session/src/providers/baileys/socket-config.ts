@@ -1,4 +1,11 @@
-import type { UserFacingSocketConfig, WAMessage, WAMessageKey, WAVersion } from "@whiskeysockets/baileys";
+import type {
+  GroupMetadata,
+  UserFacingSocketConfig,
+  WAMessage,
+  WAMessageKey,
+  WASocket,
+  WAVersion,
+} from "@whiskeysockets/baileys";
 import type { ProviderContext } from "../contract.ts";
 import { type BaileysLogger, BoundedCache, type RedisAuthState } from "./auth-state.ts";
 import { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
@@ -17,10 +24,19 @@ export class SocketConfigs {
     private readonly log: BaileysLogger,
     /** The stored message for a key (Baileys' `getMessage`, for retries). */
     private readonly loadMessage: (key: WAMessageKey) => Promise<WAMessage | undefined>,
+    /** A group's metadata, cached or asked once on `sock` (group-cache.ts). */
+    private readonly groupMetadata: (sock: WASocket, jid: string) => Promise<GroupMetadata>,
   ) {}
 
-  /** The next socket's config: the auth state in use, the protocol version to claim (else Baileys' bundled one). */
-  build(auth: RedisAuthState, version: WAVersion | undefined): UserFacingSocketConfig {
+  /**
+   * The next socket's config: the auth state in use, the protocol version to claim (else Baileys'
+   * bundled one), and the socket it is for (known once made, before it sends anything).
+   */
+  build(
+    auth: RedisAuthState,
+    version: WAVersion | undefined,
+    socket: () => WASocket | undefined,
+  ): UserFacingSocketConfig {
     return {
       auth: auth.state,
       logger: this.log,
@@ -36,6 +52,13 @@ export class SocketConfigs {
           this.log.warn({ err }, "getMessage lookup failed");
           return undefined;
         }
+      },
+      // Else every group send asks for the group's metadata first (Baileys
+      // lib/Socket/messages-send.js:501-506): a round trip per message, `rate-overlimit` under
+      // volume. A miss asks once on this socket and keeps the answer for the next sends.
+      cachedGroupMetadata: async (jid) => {
+        const sock = socket();
+        return sock ? this.groupMetadata(sock, jid) : undefined;
       },
       // A stale lease fails every retry: give up fast (the session stops on the first one anyway).
       transactionOpts: { maxCommitRetries: 3, delayBetweenTriesMs: 250 },

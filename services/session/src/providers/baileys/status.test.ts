@@ -1,6 +1,7 @@
 import { ApiError } from "@gw/contracts";
 import {
   type AnyMessageContent,
+  decodeMessageNode,
   generateWAMessageContent,
   generateWAMessageFromContent,
   type MiscMessageGenerationOptions,
@@ -20,6 +21,8 @@ import { openPaired, PAIRED_ME, silentSuite } from "./paired-rig.ts";
 
 const ME = PAIRED_ME;
 const STATUS = "status@broadcast";
+/** Our account's LID as the status audience names it: a post reaches our own phone too. */
+const OWN_LID = "123456789@lid";
 const BIA = "5511988887777";
 const PNG = Buffer.from(
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
@@ -82,7 +85,7 @@ describe("Baileys status posts: sending", () => {
     expect(s!.content).toEqual({ text: "bom dia" });
     expect(s!.options).toEqual({
       messageId: "3EB0AAAABBBBCCCCDDDD01",
-      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid"],
+      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid", OWN_LID],
       broadcast: true,
       backgroundColor: "#FF0080",
       font: 2,
@@ -107,7 +110,10 @@ describe("Baileys status posts: sending", () => {
       { status: { audience: [BIA], backgroundColor: "#00AA00" } },
     );
     expect(r.sends[0]?.content).toMatchObject({ ptt: true, mimetype: "audio/ogg; codecs=opus", seconds: 3 });
-    expect(r.sends[0]?.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`], backgroundColor: "#00AA00" });
+    expect(r.sends[0]?.options).toMatchObject({
+      statusJidList: [`${BIA}@s.whatsapp.net`, OWN_LID],
+      backgroundColor: "#00AA00",
+    });
     for (const options of [{}, { status: { audience: [] } }, { status: { audience: ["não"] } }]) {
       const err = await apiError(r.session.send(STATUS, { type: "text", text: "x" }, options));
       expect(err).toBeInstanceOf(ApiError);
@@ -129,7 +135,7 @@ describe("Baileys status posts: sending", () => {
     expect(s!.content).toEqual({ image: PNG, mimetype: "image/png", caption: "vitrine nova" });
     expect(s!.options).toEqual({
       messageId: "3EB0AAAABBBBCCCCDDDD02",
-      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid"],
+      statusJidList: [`${BIA}@s.whatsapp.net`, "222233334444555@lid", OWN_LID],
       broadcast: true,
     });
     expect(s!.built.message?.imageMessage).toMatchObject({ mimetype: "image/png", caption: "vitrine nova" });
@@ -146,7 +152,7 @@ describe("Baileys status posts: sending", () => {
     );
     const [s] = r.sends;
     expect(s!.content).toEqual({ video, mimetype: "video/mp4", caption: "bastidores" });
-    expect(s!.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`], broadcast: true });
+    expect(s!.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`, OWN_LID], broadcast: true });
     expect(s!.built.message?.videoMessage).toMatchObject({ mimetype: "video/mp4", caption: "bastidores" });
     expect(s!.built.message?.ptvMessage).toBeFalsy();
   });
@@ -158,7 +164,7 @@ describe("Baileys status posts: sending", () => {
     const del = r.sends[1]!;
     expect(del.jid).toBe(STATUS);
     expect(del.content).toEqual({ delete: expect.objectContaining({ remoteJid: STATUS, fromMe: true, id: post.id }) });
-    expect(del.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`] });
+    expect(del.options).toMatchObject({ statusJidList: [`${BIA}@s.whatsapp.net`, OWN_LID] });
     expect(del.built.message?.protocolMessage?.type).toBe(proto.Message.ProtocolMessage.Type.REVOKE);
   });
 });
@@ -217,5 +223,57 @@ describe("Baileys status posts: receiving", () => {
     expect(got[1]).toMatchObject({ chatId: STATUS, type: "revoke", targetId: "3A00STATUS0000000001" });
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(r.events.filter((e) => e.type === "message")).toHaveLength(2);
+  });
+
+  it("a contact posting by LID or by number: its other id is taken from the key's remoteJidAlt, where Baileys puts it for status@broadcast", async () => {
+    const r = await openRig();
+    const BIA_LID = "111122223333444@lid";
+    const CAIO = "5521977776666";
+    const CAIO_LID = "555566667777888@lid";
+    // The stanzas as the network sends a status post (`<message from="status@broadcast" participant>`
+    // with the sender's other id as participant_pn / participant_lid), keyed by Baileys' own decoder:
+    // status@broadcast is no group, so the other id lands in remoteJidAlt, participantAlt stays empty.
+    const received = (id: string, attrs: Record<string, string>, text: string): WAMessage => {
+      const { fullMessage } = decodeMessageNode(
+        { tag: "message", attrs: { from: STATUS, id, t: "1700000000", type: "text", ...attrs } },
+        ME.id,
+        ME.lid,
+      );
+      return { ...fullMessage, message: { conversation: text } };
+    };
+    const byLid = received(
+      "3A00STATUS0000000011",
+      { participant: BIA_LID, participant_pn: `${BIA}@s.whatsapp.net`, addressing_mode: "lid", notify: "Bia" },
+      "por lid",
+    );
+    expect(byLid.key).toMatchObject({ remoteJid: STATUS, remoteJidAlt: `${BIA}@s.whatsapp.net`, participant: BIA_LID });
+    expect(byLid.key.participantAlt).toBeUndefined();
+    const byNumber = received(
+      "3A00STATUS0000000012",
+      { participant: `${CAIO}@s.whatsapp.net`, participant_lid: CAIO_LID, addressing_mode: "pn", notify: "Caio" },
+      "por número",
+    );
+    expect(byNumber.key).toMatchObject({ remoteJidAlt: CAIO_LID, participant: `${CAIO}@s.whatsapp.net` });
+    // No LID mapping is stored: the number can only come from the key.
+    expect(await r.sock.signalRepository.lidMapping.getPNForLID(BIA_LID)).toBeFalsy();
+
+    r.sock.ev.emit("messages.upsert", { type: "notify", messages: [byLid, byNumber] });
+    const got = await vi.waitFor(() => {
+      const messages = r.events.flatMap((e) => (e.type === "message" ? [e.message] : []));
+      expect(messages).toHaveLength(2);
+      return messages;
+    });
+    expect(got[0]).toMatchObject({
+      id: "3A00STATUS0000000011",
+      chatId: STATUS,
+      from: { id: `${BIA}@c.us`, phone: BIA, lid: BIA_LID, pushName: "Bia" },
+      text: "por lid",
+    });
+    expect(got[1]).toMatchObject({
+      id: "3A00STATUS0000000012",
+      chatId: STATUS,
+      from: { id: `${CAIO}@c.us`, phone: CAIO, lid: CAIO_LID, pushName: "Caio" },
+      text: "por número",
+    });
   });
 });

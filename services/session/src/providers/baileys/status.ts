@@ -1,7 +1,15 @@
-import type { WAMessage } from "@whiskeysockets/baileys";
+import type { WAMessage, WAMessageKey } from "@whiskeysockets/baileys";
 import type { BaileysAreaModule } from "./areas.ts";
 import { type InboundLookups, toInboundMessage } from "./inbound.ts";
 import { STATUS_JID } from "./jids.ts";
+
+/**
+ * The status sender's other id: its number when it posts by LID, its LID when by number. Baileys
+ * keeps it in `remoteJidAlt` for every chat that is not a group, `status@broadcast` included, and
+ * fills `participantAlt` for groups only (`Utils/decode-wa-message.js:180-187`); the latter is read
+ * after, should a later release move it there.
+ */
+const senderAlt = (k: WAMessageKey): string | undefined => k.remoteJidAlt || k.participantAlt || undefined;
 
 /**
  * Status posts on the real network through Baileys.
@@ -32,7 +40,7 @@ export const baileysStatus: BaileysAreaModule = (area) => {
         // Mapped as the contact's own message (its number, name, content), then shown under the status chat.
         const asChat: WAMessage = {
           ...msg,
-          key: { ...k, remoteJid: k.participant, remoteJidAlt: k.participantAlt ?? undefined, participant: null },
+          key: { ...k, remoteJid: k.participant, remoteJidAlt: senderAlt(k), participant: null },
         };
         const inbound = await toInboundMessage(asChat, lookups).catch(() => null);
         if (!inbound) continue;

@@ -8,6 +8,8 @@ export interface SimMessageFrame {
   id: string;
   chatId: string;
   chatLid?: string | null;
+  /** One-to-one chats on one address only (simnet's addressing rules): `lid` or `pn`. */
+  addressingMode?: "lid" | "pn";
   chatName?: string | null;
   isGroup: boolean;
   fromMe: boolean;

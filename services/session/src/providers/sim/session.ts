@@ -3,6 +3,7 @@ import {
   type AccountInfo,
   ApiError,
   type Capping,
+  deviceStillLinked,
   type EventKind,
   type ExistsResult,
   type OutboundContent,
@@ -20,9 +21,11 @@ import WebSocket from "ws";
 import { backoffMs } from "../backoff.ts";
 import type { AckStatus, Picture, ProviderContext, ProviderFactory, ProviderSession } from "../contract.ts";
 import { sendInFlightLost } from "../in-flight.ts";
+import { type SimAckFrame, SimAddressing } from "./addressing.ts";
 import { simOps } from "./areas.ts";
 import { simError } from "./errors.ts";
 import { type SimMessageFrame, simInbound } from "./inbound.ts";
+import { unlinkOnNetwork } from "./unlink.ts";
 
 type Creds = { deviceId: string; secret: string };
 type ServerFrame =
@@ -35,6 +38,8 @@ type ServerFrame =
   | { type: string; [k: string]: unknown };
 
 const REQUEST_TIMEOUT_MS = 10_000;
+/** How long a logout while not connected tries to reach the network to remove the device. */
+const LOGOUT_TIMEOUT_MS = 5_000;
 const ACK_STATUSES = new Set<string>(["sent", "delivered", "read", "played", "failed"]);
 /** After this many `replaced` closes in a row, stop fighting: another client owns the device. */
 const MAX_REPLACED = 3;
@@ -74,11 +79,16 @@ class SimSession implements ProviderSession {
     string,
     (payload: Record<string, unknown>) => Promise<Record<string, unknown>>
   >();
+  /** Which address each conversation takes, and one retry on the other when refused (addressing.ts). */
+  private readonly addressing: SimAddressing;
+  /** Acks one at a time: a retry's lookup must not let a later ack overtake. */
+  private ackChain: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly ctx: ProviderContext,
     private readonly url: string,
   ) {
+    this.addressing = new SimAddressing(ctx);
     this.ops = simOps({
       request: (op, args, errors) =>
         this.request(op, args).catch((err: unknown) => {
@@ -109,6 +119,15 @@ class SimSession implements ProviderSession {
       const closed = new Promise<void>((resolve) => this.ws?.once("close", () => resolve()));
       this.ws.send(JSON.stringify({ type: "logout" }));
       await Promise.race([closed, new Promise((r) => setTimeout(r, 2_000))]);
+    } else {
+      // Not connected: a connection of its own removes the device on the phone (unlink.ts).
+      this.teardown();
+      const raw = await this.ctx.auth.readCreds();
+      const why = raw ? await unlinkOnNetwork(this.url, this.ctx, JSON.parse(raw), LOGOUT_TIMEOUT_MS) : null;
+      if (why) {
+        this.ctx.log.warn({ why }, "logout: the device could not be removed on the network; wiped here only");
+        this.ctx.emit({ type: "status", status: "STOPPED", reason: deviceStillLinked(why) });
+      }
     }
     this.wanted = false;
     this.teardown();
@@ -164,20 +183,30 @@ class SimSession implements ProviderSession {
       const group = (await this.request("group-metadata", { groupId: chatId })) as { participants: { id: string }[] };
       mentions = group.participants.map((p) => p.id);
     }
+    // A status audience by LID where known; a person where the conversation is (addressing.ts).
+    const audience = status ? await this.addressing.audience(status.audience) : undefined;
+    const to = await this.addressing.destination(chatId);
     // Fields left undefined are left out of the frame by JSON.stringify.
-    return (await this.request("send", {
-      to: chatId,
+    const args = {
       message: content,
       quotedId,
       mentions,
-      id,
       forwarded,
-      status, // a status post's audience and style (spec 4.8)
-    })) as SendResult;
+      status: status && audience ? { ...status, audience } : status, // a status post's audience and style (spec 4.8)
+    };
+    const sent = (await this.request("send", { ...args, to, id })) as SendResult;
+    this.addressing.track(sent.id, to, args);
+    // The number's form when either id is one (spec 1 rule 3).
+    return sent.chatId.endsWith("@c.us") || !chatId.trim().endsWith("@c.us")
+      ? sent
+      : { ...sent, chatId: chatId.trim() };
   }
 
-  checkExists(phone: string): Promise<ExistsResult> {
-    return this.request("check-exists", { phone }) as Promise<ExistsResult>;
+  async checkExists(phone: string): Promise<ExistsResult> {
+    const found = (await this.request("check-exists", { phone })) as ExistsResult;
+    // The pair is the other address a refused send may go to (addressing.ts).
+    if (found.exists && found.chatId && found.lid) await this.addressing.pair(found.chatId, found.lid);
+    return found;
   }
 
   async markRead(chatId: string, messageIds: string[]): Promise<void> {
@@ -210,6 +239,23 @@ class SimSession implements ProviderSession {
 
   async presence(state: PresenceState, chatId?: string): Promise<void> {
     await this.request("presence", { state, ...(chatId ? { to: chatId } : {}) });
+  }
+
+  /** An ack: a refusal goes once more to the contact's other address before it is reported (addressing.ts). */
+  private async onAck(f: SimAckFrame): Promise<void> {
+    const id = String(f.id);
+    const error = await this.addressing.onAck(f, async (to, args) => {
+      await this.request("send", { ...args, to, id });
+    });
+    if (error === "retried") return;
+    this.ctx.emit({
+      type: "ack",
+      id,
+      chatId: String(f.chatId),
+      status: f.status as AckStatus,
+      timestamp: Number(f.timestamp),
+      ...(error !== undefined ? { error } : {}),
+    });
   }
 
   // --- connection -------------------------------------------------------------------------
@@ -308,19 +354,17 @@ class SimSession implements ProviderSession {
         return;
       }
       case "message": {
-        this.ctx.emit({ type: "message", message: simInbound(frame as unknown as SimMessageFrame) });
+        const f = frame as unknown as SimMessageFrame;
+        this.addressing
+          .learn(f)
+          .catch((err) => this.ctx.log.debug({ err }, "keeping a conversation's addressing failed"));
+        this.ctx.emit({ type: "message", message: simInbound(f) });
         return;
       }
       case "ack": {
-        const f = frame as unknown as { id: string; chatId: string; status: string; timestamp: number };
+        const f = frame as unknown as SimAckFrame;
         if (!ACK_STATUSES.has(f.status)) return;
-        this.ctx.emit({
-          type: "ack",
-          id: String(f.id),
-          chatId: String(f.chatId),
-          status: f.status as AckStatus,
-          timestamp: Number(f.timestamp),
-        });
+        this.ackChain = this.ackChain.then(() => this.onAck(f)).catch((err) => this.onError(err));
         return;
       }
       case "close":
