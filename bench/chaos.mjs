@@ -10,7 +10,10 @@
 // bench/chaos/reconcile.mjs checks: every 2xx send on the contact's phone exactly once; every
 // queue item `sent` once, or failed/expired with its event; every inbound message delivered and
 // once in /chats/{id}/messages; every listed event id at the receiver; no instance left without
-// an owner and no two connections of one at once. Exits 1 on any loss.
+// an owner and no two connections of one at once. bench/chaos/answers.mjs counts every answer a
+// client got by status and code, against the spec's failure table: a 4xx other than 429 answered
+// during or after a kill is a send a retry would have delivered, and the client dropped it.
+// Exits 1 on any loss, duplicate or such final 4xx.
 //
 // --short (make test): one kill of each role, a small load, ~1–2 minutes.
 // Environment: CHAOS_DURATION (s, 240; short 40), CHAOS_RATE (ops/s, 8; short 4), CHAOS_ROUNDS
@@ -19,6 +22,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { accountAnswers } from "./chaos/answers.mjs";
 import { plan, runKills } from "./chaos/kills.mjs";
 import { runLoad, setup } from "./chaos/load.mjs";
 import { sampleOwners } from "./chaos/owners.mjs";
@@ -99,7 +103,8 @@ export default async function chaos(args = []) {
       instanceIds: world.instances.map((i) => i.id),
     });
     const schedule = plan({ durationMs: durationS * 1000, rounds, procs: cluster.procs, random: seeded(seed) });
-    const killing = runKills({ cluster, schedule, log });
+    const killsSent = [];
+    const killing = runKills({ cluster, schedule, log, onKill: (k) => killsSent.push(k) });
     const [record, kills] = await Promise.all([
       runLoad({ cluster, world, durationMs: durationS * 1000, rate, log, alsoUntil: killing }),
       killing,
@@ -139,17 +144,22 @@ export default async function chaos(args = []) {
       `owners: owner-less stretches ${r.owners.stretches}, p95 ${Number.isFinite(r.owners.ownerlessP95) ? r.owners.ownerlessP95.toFixed(1) : "0"} s, max ${r.owners.ownerlessMax.toFixed(1)} s, left without an owner ${r.owners.open}; overlapping connections ${r.owners.overlaps}, device conflicts ${r.owners.conflicts}; Redis unreadable ${ownerStats.unknownS.toFixed(1)} s`,
     );
     out(`lost: ${r.lost}; duplicated: ${r.duplicated}`);
-    const statuses = {};
-    for (const s of [...record.sends, ...record.queued]) {
-      for (const t of s.tries) statuses[t] = (statuses[t] ?? 0) + 1;
+    const answers = accountAnswers(record, killsSent);
+    out(`answers seen by the client (every try, immediate and queued): ${JSON.stringify(answers.byCode)}`);
+    out(
+      `final 4xx other than 429 during or after a kill (a retry would have delivered; spec 7): ` +
+        (answers.violations.total ? JSON.stringify(answers.violations.byCode) : "none"),
+    );
+    for (const e of answers.violations.examples) out(`  ✗ ${e}`);
+    if (answers.beforeKills.total) {
+      out(`  note: final 4xx before the first kill (not counted above): ${JSON.stringify(answers.beforeKills.byCode)}`);
     }
-    out(`answers seen by the client (every try): ${JSON.stringify(statuses)}`);
     for (const s of record.sends.filter((x) => x.status < 200 || x.status > 299).slice(0, 10)) {
       out(`  · send ${s.tag} ended ${s.status || "unanswered"} after ${s.tries.join(", ")}`);
     }
     for (const p of r.problems.slice(0, 40)) out(`  ✗ ${p}`);
     if (r.problems.length > 40) out(`  … ${r.problems.length - 40} more`);
-    failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0;
+    failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0 || answers.violations.total > 0;
     out(failed ? "chaos: FAILED" : "chaos: ok");
     log("reconciled; stopping the cluster");
     if (process.env.CHAOS_CLUSTER !== "shared") await cluster.stop({ hard: true });

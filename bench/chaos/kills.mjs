@@ -26,14 +26,18 @@ export function plan({ durationMs, rounds, procs, random = Math.random }) {
   return out;
 }
 
-/** Runs the plan from now; answers what was done: [{name, at, downMs}]. */
-export async function runKills({ cluster, schedule, log }) {
+/**
+ * Runs the plan from now; answers what was done: [{name, role, at, downMs}]. `onKill({name,
+ * role, time})` is called as each SIGKILL is sent (epoch ms), while the load still runs.
+ */
+export async function runKills({ cluster, schedule, log, onKill = () => {} }) {
   const start = Date.now();
   const done = [];
   for (const k of schedule) {
     await sleep(Math.max(0, start + k.at - Date.now()));
     const t = Date.now();
     log(`kill -9 ${k.name} at ${((t - start) / 1000).toFixed(1)} s`);
+    onKill({ name: k.name, role: k.role, time: t });
     await cluster.kill(k.name, "SIGKILL");
     await sleep(k.pauseMs);
     if (k.role === "redis") await cluster.restartRedis();

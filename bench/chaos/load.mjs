@@ -87,6 +87,7 @@ export async function runLoad({ cluster, world, durationMs, rate, log, alsoUntil
       code: r.body?.error?.code,
       id: r.body?.id,
       tries: r.tries,
+      answers: r.answers,
     });
   };
   const queued = async () => {
@@ -111,6 +112,7 @@ export async function runLoad({ cluster, world, durationMs, rate, log, alsoUntil
       code: r.body?.error?.code,
       queueId: r.body?.id,
       tries: r.tries,
+      answers: r.answers,
     });
   };
   const inbound = async () => {

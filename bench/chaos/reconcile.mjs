@@ -116,9 +116,8 @@ export async function reconcile({ cluster, world, record, receiver, events, queu
 
   // Immediate sends: a 2xx is on the phone exactly once. A final 4xx is a refusal (the spec's
   // retry rules: do not repeat): never on the phone, else a client that believed it would send
-  // again. `422 instance_not_connected` while a killed session pod's instances wait for a new
-  // owner is such a refusal, true at the time: counted apart, not a loss. No final answer (the
-  // client gave up, a 5xx): at most once.
+  // again; counted apart here, not a loss (whether a kill should have answered it with a 4xx at
+  // all is answers.mjs's check). No final answer (the client gave up, a 5xx): at most once.
   const sends = { total: record.sends.length, ok: 0, notOk: 0, retried: 0, refused: {}, unanswered: 0 };
   for (const s of record.sends) {
     const n = onPhone(s.contact, s.tag);

@@ -3,14 +3,15 @@
 // instance back) is invisible to a client: every send during it succeeds, including one that
 // reaches the new owner after it took the lease and before its connection is open (simnet's
 // slow-open fault holds that window open), and the status stays WORKING throughout. An instance
-// that is really not connected still answers 422 instance_not_connected, at once when its status
-// says so, and after the bounded wait when a resumed connection does not come up in time.
+// that is reconnecting answers 503 network_unavailable with Retry-After (transient: the client
+// retries; contracts failures.ts), at once when its status says so, and after the bounded wait
+// when a resumed connection does not come up in time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnMultiProcessCluster } from "../support/processes.ts";
 import { scanShownQr } from "../support/qr.ts";
 
 type Conn = { instanceId: string; pod: string; state: string };
-type SendAnswer = { status: number; code?: string; details?: Record<string, string> };
+type SendAnswer = { status: number; code?: string; details?: Record<string, string>; retryAfter?: number };
 
 /** The window a resuming instance's sends wait for its connection (HANDOVER_SEND_WAIT_MS). */
 const RESUME_WINDOW_MS = 4_000;
@@ -46,7 +47,13 @@ async function send(): Promise<SendAnswer> {
     body: JSON.stringify({ chatId: `${CONTACT}@c.us`, text: `handover ${++sent}` }),
   });
   const body = (await res.json()) as { error?: { code: string; details?: Record<string, string> } };
-  return { status: res.status, code: body.error?.code, details: body.error?.details };
+  const retryAfter = res.headers.get("retry-after");
+  return {
+    status: res.status,
+    code: body.error?.code,
+    details: body.error?.details,
+    ...(retryAfter ? { retryAfter: Number(retryAfter) } : {}),
+  };
 }
 
 const openOn = async (pod: string) => (await connectionsOf(inst.id)).some((c) => c.pod === pod && c.state === "open");
@@ -116,21 +123,22 @@ describe("graceful handover", () => {
 });
 
 describe("an instance that is not connected", () => {
-  it("answers 422 instance_not_connected at once when its connection dropped", async () => {
+  it("answers 503 network_unavailable with Retry-After at once when its connection dropped (was 422: final)", async () => {
     // An outage closes the connection and refuses new ones: the owner reports STARTING.
     await cl.sim("POST", "/simnet/faults/outage", { seconds: 60 });
     await waitUntil(async () => (await statusOf(inst.id)) === "STARTING", "STARTING");
     // Refused by the gateway on the status, before any owner is asked: nothing waits.
     expect(await send()).toEqual({
-      status: 422,
-      code: "instance_not_connected",
+      status: 503,
+      code: "network_unavailable",
       details: { connectionStatus: "esperado WORKING, atual STARTING" },
+      retryAfter: expect.any(Number),
     });
     await cl.sim("POST", "/simnet/faults/outage", { seconds: 0 });
     await waitUntil(async () => (await statusOf(inst.id)) === "WORKING", "WORKING again");
   }, 60_000);
 
-  it("answers 422 after the bounded wait when a handed-over connection does not open in time", async () => {
+  it("answers 503 after the bounded wait when a handed-over connection does not open in time (was 422)", async () => {
     const [conn] = (await connectionsOf(inst.id)).filter((c) => c.state === "open");
     const from = conn!.pod;
     const to = from === "pod-a" ? "pod-b" : "pod-a";
@@ -143,8 +151,9 @@ describe("an instance that is not connected", () => {
     );
     const answer = await send();
     await stopping;
-    expect(answer.status).toBe(422);
-    expect(answer.code).toBe("instance_not_connected");
+    expect(answer.status).toBe(503);
+    expect(answer.code).toBe("network_unavailable");
+    expect(answer.retryAfter).toBeGreaterThan(0);
     // The held-back STARTING is written once the window ran out; WORKING follows the late open.
     await waitUntil(async () => (await statusOf(inst.id)) === "WORKING" && (await openOn(to)), `WORKING on ${to}`);
     await cl.sim("POST", "/simnet/faults/slow-open", { ms: 0 });

@@ -128,7 +128,15 @@ describe("connection status", () => {
     const from = (await r.c.statuses(n.id)).length;
     await r.c.as(n.token)(`/v1/instances/${n.id}/start`, { method: "POST" });
     const after = await r.c.waitForStatuses(n.id, from, (s) => s.includes("WORKING") || s.includes("FAILED"));
-    expect(after).toEqual(["STARTING", "WORKING"]);
+    // STARTING, then STARTING again saying why it is still starting and when it checks next.
+    expect(after).toEqual(["STARTING", "STARTING", "WORKING"]);
+    const why = (await r.c.events(n.id, "session.status")).slice(from).find((e) => e.payload.reason);
+    expect(why?.payload).toMatchObject({
+      status: "STARTING",
+      reason: "operator_unavailable",
+      detail: expect.any(String),
+      retryAt: expect.any(Number),
+    });
     // The two refused checks and the one that passed.
     const checks = (
       (await (await r.ctl("GET", `/mock/numbers/${n.phoneNumberId}/requests`)).json()) as {

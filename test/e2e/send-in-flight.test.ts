@@ -91,3 +91,30 @@ it("the pod lets go of the instance with the send on the network: 504 network_ti
   );
   expect(r).toEqual({ first: { status: 504, code: "network_timeout" }, retry: 201, onNetwork: 1 });
 });
+
+it("the pod loses the instance's lease with a number check on the network: 503 network_unavailable with Retry-After (was 422: 'not connected', final)", async () => {
+  const api = c.as(inst.token);
+  await c.waitForStatus(inst.id, "WORKING", 30_000);
+  // The network answers only after 30 s: the check is on its way when the lease goes.
+  await c.sim("POST", "/simnet/faults/slow", { ms: 30_000 });
+  const check = api(`/v1/instances/${inst.id}/contacts/check-exists?phone=${contact}`);
+  await new Promise((r) => setTimeout(r, 300));
+  // Fenced: the lease now names another pod (as after a Redis blip that let it expire and a
+  // survivor took it); this pod finds it lost at its next renewal and lets the instance go.
+  const { redis, keys } = c.platform;
+  await redis.set(keys.lease(inst.id), "pod-elsewhere|999999", "PX", 3_000);
+  c.session?.manager.kick();
+  const res = await check;
+  await c.sim("POST", "/simnet/faults/slow", { ms: 0 });
+  expect(res.status).toBe(503);
+  expect(((await res.json()) as { error: { code: string } }).error.code).toBe("network_unavailable");
+  expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+  // The lease expires, this pod takes the instance again: it works as before.
+  await c.waitForStatus(inst.id, "WORKING", 30_000);
+  let again = await api(`/v1/instances/${inst.id}/contacts/check-exists?phone=${contact}`);
+  for (let i = 0; again.status !== 200 && i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 200));
+    again = await api(`/v1/instances/${inst.id}/contacts/check-exists?phone=${contact}`);
+  }
+  expect(again.status).toBe(200);
+});

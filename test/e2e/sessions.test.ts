@@ -221,7 +221,8 @@ describe("stop, start, restart, logout", () => {
       const last = (await c.events(id, "session.status")).at(-1);
       expect(last?.payload).toMatchObject({
         status: "STOPPED",
-        reason: expect.stringMatching(/^device_still_linked: /),
+        reason: "device_still_linked",
+        detail: expect.stringMatching(/remove it on the phone/),
       });
       const account = await json<{ devices: unknown[] }>(await c.sim("GET", `/simnet/phones/${phone}`));
       expect(account.devices).toHaveLength(1);
@@ -310,6 +311,46 @@ describe("a lease lost while the instance is stopped", () => {
 });
 
 describe("network faults", () => {
+  it("a network the instance cannot reach: STARTING with reason network_unreachable, what failed and when it tries next, on the instance, its events and the QR route", async () => {
+    const { id, token } = await c.createInstance();
+    const api = c.as(token);
+    await api(`/v1/instances/${id}/start`, { method: "POST" });
+    await c.pair(id, newPhone());
+    await json(await c.sim("POST", "/simnet/faults/unreachable", { instanceId: id, seconds: 60 }));
+    try {
+      type Reason = { reason: string; detail: string | null; retryAt: string | null };
+      let instance: { connectionStatus: string; statusReason?: Reason | null } = { connectionStatus: "" };
+      const until = Date.now() + 20_000;
+      while (instance.statusReason?.reason !== "network_unreachable" && Date.now() < until) {
+        await new Promise((r) => setTimeout(r, 100));
+        instance = (await json<{ instance: typeof instance }>(await api(`/v1/instances/${id}`))).instance;
+      }
+      expect(instance).toMatchObject({
+        connectionStatus: "STARTING",
+        statusReason: { reason: "network_unreachable", detail: expect.stringMatching(/socket hang up|ECONNRESET/) },
+      });
+      expect(Date.parse(instance.statusReason?.retryAt ?? "")).toBeGreaterThan(Date.now() - 1_000);
+      const event = (await c.events(id, "session.status")).findLast((e) => e.payload.reason === "network_unreachable");
+      expect(event?.payload).toMatchObject({
+        status: "STARTING",
+        detail: expect.any(String),
+        retryAt: expect.any(Number),
+      });
+      // The QR route says why, and that it is worth asking again.
+      const qr = await api(`/v1/instances/${id}/qr-code?format=raw`);
+      expect(qr.status).toBe(503);
+      expect(Number(qr.headers.get("retry-after"))).toBeGreaterThan(0);
+      const body = (await qr.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("network_unavailable");
+      expect(body.error.message).toMatch(/STARTING \(network_unreachable: .+\)/);
+    } finally {
+      await c.sim("POST", "/simnet/faults/unreachable", { instanceId: id, seconds: 0 });
+    }
+    await c.waitForStatus(id, "WORKING", 30_000);
+    const back = (await json<{ instance: { statusReason?: unknown } }>(await api(`/v1/instances/${id}`))).instance;
+    expect(back.statusReason).toBeNull();
+  });
+
   it("an outage: the connection drops, then reconnects by itself", async () => {
     const { id, token } = await c.createInstance();
     await c.as(token)(`/v1/instances/${id}/start`, { method: "POST" });

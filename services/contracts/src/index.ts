@@ -20,6 +20,7 @@ export * from "./cloud.ts";
 export * from "./doc-patterns.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
+export * from "./failures.ts";
 export * from "./file.ts";
 export * from "./inbound.ts";
 export * from "./instance.ts";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { cloudPublicSchema } from "./cloud.ts";
+import { statusReasonSchema } from "./status-reasons.ts";
 
 export const INSTANCE_ID_RE = /^i[0-9a-z]{8,40}$/;
 export const instanceIdSchema = z.string().regex(INSTANCE_ID_RE, "id de instância inválido").meta({
@@ -83,6 +84,7 @@ export const instanceSchema = z
     pushName: z.string(),
     provider: providerSchema,
     connectionStatus: connectionStatusSchema,
+    statusReason: statusReasonSchema.nullable().optional(),
     billingStatus: billingStatusSchema,
     cancelAtPeriodEnd: z.boolean(),
     currentPeriodEnd: isoOrNull,

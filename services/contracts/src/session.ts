@@ -100,7 +100,15 @@ export const successSchema = z.object({ success: z.literal(true) });
 export const sessionStatusPayloadSchema = z.object({
   status: connectionStatusSchema,
   previousStatus: connectionStatusSchema.nullable(),
-  reason: z.string().nullable().meta({ description: "why, for FAILED and for stops the network caused" }),
+  reason: z.string().nullable().meta({
+    description: "why it is not WORKING: a code of docs/lifecycle.md 'Reasons' (network_unreachable, logged_out, …)",
+  }),
+  detail: z.string().nullable().meta({ description: "what the network or the provider said (diagnostics)" }),
+  retryAt: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: "unix seconds of the next attempt, while it retries on its own" }),
   timestamp: z.number().int().meta({ description: "unix seconds" }),
 });
 export type SessionStatusPayload = z.infer<typeof sessionStatusPayloadSchema>;

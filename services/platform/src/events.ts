@@ -1,5 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { ConnectionStatus, EventEnvelope, EventKind, Instance, SessionStatusPayload } from "@gw/contracts";
+import type {
+  ConnectionStatus,
+  EventEnvelope,
+  EventKind,
+  Instance,
+  SessionStatusPayload,
+  StatusCause,
+} from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { base32Of, ulidTime } from "./ids.ts";
 import type { Keys } from "./keys.ts";
@@ -216,17 +223,19 @@ export class EventBus {
     return { data, nextCursor: more ? lastId : null };
   }
 
-  /** `session.status`: the payload the spec leaves open (docs/api.md). */
+  /** `session.status`: the payload the spec leaves open (docs/api.md), with why (docs/lifecycle.md "Reasons"). */
   sessionStatus(
     instance: Source,
     status: ConnectionStatus,
     previousStatus: ConnectionStatus | null,
-    reason: string | null,
+    cause: StatusCause | null,
   ): Promise<EventEnvelope | null> {
     return this.publish(instance, "session.status", {
       status,
       previousStatus,
-      reason,
+      reason: cause?.reason ?? null,
+      detail: cause?.detail ?? null,
+      retryAt: cause?.retryAt !== undefined ? Math.ceil(cause.retryAt / 1000) : null,
       timestamp: Math.floor(Date.now() / 1000),
     } satisfies SessionStatusPayload);
   }

@@ -24,9 +24,9 @@ if ARGV[1] ~= '' then
   local v = redis.call('GET', KEYS[1])
   if not v or string.match(v, '|(%d+)$') ~= ARGV[1] then return redis.error_reply('STALE') end
 end
-local prev = redis.call('JSON.GET', KEYS[2], '$.connectionStatus')
+local prev = redis.call('JSON.GET', KEYS[2], '$.connectionStatus', '$.statusReason')
 if not prev then return nil end
-for path, value in pairs(cjson.decode(ARGV[2])) do redis.call('JSON.SET', KEYS[2], path, value, 'XX') end
+for path, value in pairs(cjson.decode(ARGV[2])) do redis.call('JSON.SET', KEYS[2], path, value) end
 return prev`;
 
 /** What is stored: the public resource plus a sortable creation time. */
@@ -233,8 +233,8 @@ export class InstanceStore {
   async setConnection(
     id: string,
     epoch: number | null,
-    fields: Partial<Pick<Instance, "connectionStatus" | "phone" | "pushName">>,
-  ): Promise<{ previous: ConnectionStatus; instance: Instance }> {
+    fields: Partial<Pick<Instance, "connectionStatus" | "phone" | "pushName" | "statusReason">>,
+  ): Promise<{ previous: ConnectionStatus; previousReason: string | null; instance: Instance }> {
     const paths = Object.fromEntries(Object.entries(fields).map(([f, v]) => [`$.${f}`, JSON.stringify(v)]));
     const prev = await this.redis
       .eval(
@@ -251,8 +251,12 @@ export class InstanceStore {
       });
     if (prev === null) throw new ApiError("not_found", "Instância não encontrada.");
     await this.invalidate(id);
+    // JSON.GET of two paths: {"$.connectionStatus": [status], "$.statusReason": [reason or null]} (older documents lack the second).
+    const before = JSON.parse(String(prev)) as Record<string, unknown[]>;
+    const reason = before["$.statusReason"]?.[0] as { reason?: unknown } | null | undefined;
     return {
-      previous: (JSON.parse(String(prev)) as ConnectionStatus[])[0] ?? "STOPPED",
+      previous: (before["$.connectionStatus"]?.[0] as ConnectionStatus | undefined) ?? "STOPPED",
+      previousReason: typeof reason?.reason === "string" ? reason.reason : null,
       instance: await this.require(id),
     };
   }

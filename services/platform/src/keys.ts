@@ -108,7 +108,7 @@ export function keys(prefix: string) {
     idempotency: (instanceId: string, keyHash: string) => `${prefix}idem:${instanceId}:${keyHash}`,
     /** Free-trial message counter of one UTC day. */
     trialCount: (instanceId: string, day: string) => `${prefix}trial:${instanceId}:${day}`,
-    /** The unit one accepted request (an Idempotency-Key's run) took: its count's key. */
+    /** The unit one accepted request took (a queue item by its queue id, an immediate send by its Idempotency-Key run): its count's key. */
     trialCharge: (instanceId: string, charge: string) => `${prefix}trial-charge:${instanceId}:${charge}`,
     /** The send queue: settings HASH, pending ZSET (seq → FIFO), history ZSET (finished ms), items HASH each. */
     queueSettings: (instanceId: string) => `${prefix}q:${instanceId}:settings`,

@@ -1,8 +1,8 @@
 import {
-  ApiError,
   applyNumberRules,
   formatMessageId,
   type Instance,
+  requireWorking,
   type SendRequest,
   type SendResponse,
 } from "@gw/contracts";
@@ -11,7 +11,7 @@ import type { SessionDirectory } from "@gw/session";
 import { ChatResolver } from "./chat-resolution.ts";
 import { type ComposeDeps, compose, precheck } from "./compose.ts";
 
-export type SendTarget = Pick<Instance, "id" | "kind" | "connectionStatus">;
+export type SendTarget = Pick<Instance, "id" | "kind" | "connectionStatus" | "statusReason">;
 
 /**
  * One send, start to end: compose (media fetched and converted), resolve the chat (ninth
@@ -55,11 +55,7 @@ export class Sender {
    * Idempotency-Key sends): a retry with the same id is delivered once.
    */
   async send(instance: SendTarget, req: SendRequest, opts: { networkId?: string } = {}): Promise<SendResponse> {
-    if (instance.connectionStatus !== "WORKING") {
-      throw new ApiError("instance_not_connected", undefined, {
-        connectionStatus: `esperado WORKING, atual ${instance.connectionStatus}`,
-      });
-    }
+    requireWorking(instance); // 503 while STARTING, 422 when someone must act (contracts failures.ts)
     const composed = await compose(instance, req, this.composeDeps);
     const owner = await this.sessions.owner(instance.id);
     // The instance's phone-number apps first (docs/apps.md); then the ninth digit through the

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, failure } from "@gw/contracts";
 import { type Config, type Platform, ReplicaCache } from "@gw/platform";
 import { createSessionClient } from "./client.ts";
 import type { SessionApi, SessionManager } from "./manager.ts";
@@ -104,12 +104,7 @@ export class SessionDirectory {
       const api = await this.ownerIfAny(instanceId);
       if (api) return api;
       if (Date.now() >= until) {
-        throw new ApiError(
-          "network_unavailable",
-          "Nenhum servidor de sessão atende esta instância agora; tente de novo.",
-          undefined,
-          2,
-        );
+        throw failure("owner_missing", "Nenhum servidor de sessão atende esta instância agora; tente de novo.");
       }
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -1,4 +1,4 @@
-import type { ConnectionStatus } from "@gw/contracts";
+import type { ConnectionStatus, StatusCause } from "@gw/contracts";
 
 /**
  * The two sides of a graceful handover (docs/lifecycle.md, "Handover"), as a session pod holds
@@ -23,10 +23,13 @@ export class Resume {
   private readonly ended: Promise<void>;
   private resolve: () => void = () => {};
   /** The provider's last status while resuming, not written yet (its `STARTING`). */
-  private heldBack: { status: ConnectionStatus; reason: string | null } | null = null;
+  private heldBack: { status: ConnectionStatus; cause: StatusCause | null } | null = null;
 
   /** `onTimeout` gets the held-back status, to write it, when the window runs out first. */
-  constructor(windowMs: number, onTimeout: (heldBack: { status: ConnectionStatus; reason: string | null }) => void) {
+  constructor(
+    windowMs: number,
+    onTimeout: (heldBack: { status: ConnectionStatus; cause: StatusCause | null }) => void,
+  ) {
     this.ended = new Promise((resolve) => {
       this.resolve = resolve;
     });
@@ -43,8 +46,8 @@ export class Resume {
   }
 
   /** A status the provider reported while resuming that is not written (yet). */
-  holdBack(status: ConnectionStatus, reason: string | null): void {
-    this.heldBack = { status, reason };
+  holdBack(status: ConnectionStatus, cause: StatusCause | null): void {
+    this.heldBack = { status, cause };
   }
 
   /** Resolves once resuming ended: the connection opened, another state, the window, a release. */

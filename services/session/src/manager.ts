@@ -102,15 +102,15 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
   }
 
   async account(instanceId: string): Promise<AccountInfo> {
-    return this.need(instanceId).session.account();
+    return this.asHeld(instanceId, (h) => h.session.account());
   }
 
   async capping(instanceId: string): Promise<Capping> {
-    return this.need(instanceId).session.capping();
+    return this.asHeld(instanceId, (h) => h.session.capping());
   }
 
   async timelock(instanceId: string): Promise<Timelock> {
-    return this.need(instanceId).session.timelock();
+    return this.asHeld(instanceId, (h) => h.session.timelock());
   }
 
   /**
@@ -155,7 +155,8 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {
-    const found = await (await this.ready(instanceId)).session.checkExists(phone);
+    const held = await this.ready(instanceId);
+    const found = await this.asHeld(instanceId, () => held.session.checkExists(phone));
     // What the number check reveals about privacy ids is kept (spec 1 rule 3).
     if (found.exists && found.lid && found.chatId) {
       await this.platform.identity.learn(instanceId, found.lid, found.chatId.split("@")[0]!).catch(() => {});
@@ -173,20 +174,21 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
   }
 
   async markRead(instanceId: string, chatId: string, messageIds: string[]): Promise<void> {
-    return this.need(instanceId).session.markRead(chatId, messageIds);
+    return this.asHeld(instanceId, (h) => h.session.markRead(chatId, messageIds));
   }
 
   async presence(instanceId: string, state: PresenceState, chatId?: string): Promise<void> {
-    return this.need(instanceId).session.presence(state, chatId);
+    return this.asHeld(instanceId, (h) => h.session.presence(state, chatId));
   }
 
   async picture(instanceId: string, chatId: string): Promise<Picture | null> {
-    return this.need(instanceId).session.picture(chatId);
+    return this.asHeld(instanceId, (h) => h.session.picture(chatId));
   }
 
   async downloadMedia(instanceId: string, networkId: string): Promise<Picture | null> {
-    const session = this.need(instanceId).session;
-    return session.downloadMedia ? session.downloadMedia(networkId) : null;
+    return this.asHeld(instanceId, async ({ session }) =>
+      session.downloadMedia ? session.downloadMedia(networkId) : null,
+    );
   }
 
   async op<N extends SessionOpName>(
@@ -194,16 +196,17 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
     name: N,
     input: SessionOpInput<N>,
   ): Promise<SessionOpOutput<N>> {
-    const { session } = this.need(instanceId);
-    if (!isSessionOp(name)) throw new ApiError("not_found", `Operação desconhecida: ${String(name)}.`);
-    const handler = session.ops?.[name] as ((input: unknown) => Promise<SessionOpOutput<N>>) | undefined;
-    if (!handler) throw new ApiError("not_supported", `O provedor ${session.provider} não implementa ${name}.`);
-    // The gateway validated the request; this guards the internal hop (another version, a tool).
-    const parsed = SESSION_OPS[name].input.safeParse(input);
-    if (!parsed.success) {
-      throw new ApiError("validation_error", "Campos inválidos.", validationDetails(parsed.error));
-    }
-    return handler(parsed.data);
+    return this.asHeld(instanceId, ({ session }) => {
+      if (!isSessionOp(name)) throw new ApiError("not_found", `Operação desconhecida: ${String(name)}.`);
+      const handler = session.ops?.[name] as ((input: unknown) => Promise<SessionOpOutput<N>>) | undefined;
+      if (!handler) throw new ApiError("not_supported", `O provedor ${session.provider} não implementa ${name}.`);
+      // The gateway validated the request; this guards the internal hop (another version, a tool).
+      const parsed = SESSION_OPS[name].input.safeParse(input);
+      if (!parsed.success) {
+        throw new ApiError("validation_error", "Campos inválidos.", validationDetails(parsed.error));
+      }
+      return handler(parsed.data);
+    });
   }
 
   protected rejectCall(instanceId: string, callId: string, from: string): Promise<unknown> {

@@ -1,4 +1,12 @@
-import type { ConnectionStatus, Instance, OutboundContent } from "@gw/contracts";
+import {
+  ApiError,
+  type ConnectionStatus,
+  failure,
+  type Instance,
+  type OutboundContent,
+  type StatusCause,
+  statusReasonOf,
+} from "@gw/contracts";
 import { AuthStateStore, type Platform, type PodInfo, rankPods, Sealer, StaleLeaseError } from "@gw/platform";
 import { applyProviderEvent } from "./events/provider-events.ts";
 import { InFlight, Resume } from "./handover.ts";
@@ -172,12 +180,10 @@ export abstract class ConnectionOwner {
     if (!instance || !factory) {
       if (instance) {
         await this.platform.instances.setConnection(instanceId, epoch, { connectionStatus: "FAILED" }).catch(() => {});
-        await this.publishStatus(
-          instance,
-          "FAILED",
-          instance.connectionStatus,
-          `provider ${instance.provider} is not available`,
-        );
+        await this.publishStatus(instance, "FAILED", instance.connectionStatus, {
+          reason: "provider_unavailable",
+          detail: `provider ${instance.provider} is not available on this deployment`,
+        });
         await this.platform.redis.srem(this.platform.keys.running, instanceId);
       }
       await this.platform.leases.release(instanceId, this.opts.podId, epoch);
@@ -204,7 +210,7 @@ export abstract class ConnectionOwner {
       // connection opened must not write its STARTING after the WORKING.
       if (event.type === "status" && held.resume?.active) {
         if (event.status === "STARTING") {
-          held.resume.holdBack(event.status, event.reason ?? null);
+          held.resume.holdBack(event.status, event.cause ?? null);
           return;
         }
         held.resume.end();
@@ -219,8 +225,8 @@ export abstract class ConnectionOwner {
     // Its previous owner let go of it (or died) while it was WORKING: it resumes (handover.ts),
     // and a window that runs out writes the status the provider reported meanwhile.
     if (instance.connectionStatus === "WORKING") {
-      held.resume = new Resume(this.opts.handoverSendWaitMs, ({ status, reason }) =>
-        emit({ type: "status", status, ...(reason ? { reason } : {}) }),
+      held.resume = new Resume(this.opts.handoverSendWaitMs, ({ status, cause }) =>
+        emit({ type: "status", status, ...(cause ? { cause } : {}) }),
       );
     }
     held.session = factory({
@@ -264,7 +270,7 @@ export abstract class ConnectionOwner {
       {
         instanceId,
         epoch: held.epoch,
-        writeStatus: (status, reason) => this.writeStatus(instanceId, held, status, reason),
+        writeStatus: (status, cause) => this.writeStatus(instanceId, held, status, cause),
         releaseKeepingStatus: () => this.release(instanceId, { keepStatus: true }),
         rejectCall: (callId, from) => this.rejectCall(instanceId, callId, from),
         reply: (chatId, content) => this.reply(instanceId, chatId, content),
@@ -273,22 +279,28 @@ export abstract class ConnectionOwner {
     );
   }
 
-  private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, reason: string | null) {
-    const { previous, instance } = await this.platform.instances.setConnection(instanceId, held.epoch, {
+  /** The status and why (the instance's `statusReason`: none while WORKING), and its `session.status`. */
+  private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, cause: StatusCause | null) {
+    const { previous, previousReason, instance } = await this.platform.instances.setConnection(instanceId, held.epoch, {
       connectionStatus: status,
+      statusReason: status === "WORKING" ? null : statusReasonOf(cause),
     });
     held.status = status;
-    // A reason is news even without a change (a stopped instance's logout that left the device linked).
-    if (previous !== status || reason) await this.publishStatus(instance, status, previous, reason);
+    // A new reason is news even without a change of status (a reconnect that now fails
+    // otherwise; a stopped instance's logout that left the device linked); a new retry time alone
+    // is only written.
+    if (previous !== status || (cause && cause.reason !== previousReason)) {
+      await this.publishStatus(instance, status, previous, cause);
+    }
   }
 
   private publishStatus(
     instance: Instance,
     status: ConnectionStatus,
     previous: ConnectionStatus | null,
-    reason: string | null,
+    cause: StatusCause | null,
   ) {
-    return this.platform.events.sessionStatus(instance, status, previous, reason);
+    return this.platform.events.sessionStatus(instance, status, previous, cause);
   }
 
   /**
@@ -315,10 +327,12 @@ export abstract class ConnectionOwner {
     if (await leases.owner(instanceId)) return;
     const instance = await instances.get(instanceId);
     if (!instance || !LIVE_STATUSES.has(instance.connectionStatus)) return;
+    const cause = { reason: "lease_lost" } as const;
     const { previous, instance: now } = await instances.setConnection(instanceId, null, {
       connectionStatus: "STOPPED",
+      statusReason: statusReasonOf(cause),
     });
-    if (previous !== "STOPPED") await this.publishStatus(now, "STOPPED", previous, "lease_lost");
+    if (previous !== "STOPPED") await this.publishStatus(now, "STOPPED", previous, cause);
   }
 
   /** Lets go of an instance we own: close, optionally write the final status, free the lease. */
@@ -382,7 +396,31 @@ export abstract class ConnectionOwner {
    */
   protected onNetwork<T>(instanceId: string, held: Held, fn: () => Promise<T>): Promise<T> {
     if (this.held.get(instanceId) !== held) return Promise.reject(new NotHeldHere());
-    return held.inflight.run(fn);
+    return held.inflight.run(fn).catch((err: unknown) => {
+      throw this.lostMeanwhile(instanceId, held, err);
+    });
+  }
+
+  /** An operation on the instance held here (else {@link NotHeldHere}), its errors read as {@link lostMeanwhile} says. */
+  protected async asHeld<T>(instanceId: string, fn: (held: Held) => Promise<T>): Promise<T> {
+    const held = this.need(instanceId);
+    try {
+      return await fn(held);
+    } catch (err) {
+      throw this.lostMeanwhile(instanceId, held, err);
+    }
+  }
+
+  /**
+   * Let go of while under way (fenced, handed over): the provider's "not connected" is this pod
+   * closing, not the instance's state; another pod takes it within seconds (503, failures.ts).
+   */
+  private lostMeanwhile(instanceId: string, held: Held, err: unknown): unknown {
+    const gone = this.held.get(instanceId) !== held;
+    if (gone && err instanceof ApiError && err.code === "instance_not_connected") {
+      return failure("lease_lost", "A instância está mudando de servidor; tente de novo.");
+    }
+    return err;
   }
 
   /** The `calls` app's answers to a call (the operations are the subclass's). */

@@ -224,6 +224,21 @@ export function registerControl(app: FastifyInstance, state: SimnetState, hooks:
     return { rateLimitSends: sends, phone: acc.phone };
   });
 
+  /** One instance cannot reach the network for N seconds (0 ends it): its connection is cut, reconnects reset. */
+  app.post("/simnet/faults/unreachable", async (req) => {
+    const { instanceId, seconds } = parse(
+      z.object({ instanceId: z.string().min(1).max(200), seconds: z.number().min(0).max(86_400) }),
+      req.body,
+    );
+    if (seconds === 0) state.faults.unreachable.delete(instanceId);
+    else {
+      state.faults.unreachable.set(instanceId, Date.now() + seconds * 1000);
+      for (const conn of [...state.connections.values()]) if (conn.instanceId === instanceId) conn.ws.terminate();
+    }
+    const until = state.faults.unreachable.get(instanceId);
+    return { instanceId, unreachableUntil: until ? new Date(until).toISOString() : null };
+  });
+
   app.post("/simnet/reset", async () => {
     hooks.reset();
     return { ok: true };

@@ -188,6 +188,11 @@ export class SimnetState {
     openDelayMs: 0,
     rateLimitSends: 0,
     rateLimitedPhones: new Map<string, number>(),
+    /**
+     * Instance ids (the `?instance=` of the upgrade) the network cannot be reached from, until when
+     * (ms): the connection is reset before any answer, as a DNS or routing failure looks.
+     */
+    unreachable: new Map<string, number>(),
   };
   /** The feature areas' own memory (labels, channels, …): one object per area, made on first use. */
   private readonly areas = new Map<string, unknown>();
@@ -426,6 +431,7 @@ export class SimnetState {
       openDelayMs: 0,
       rateLimitSends: 0,
       rateLimitedPhones: new Map(),
+      unreachable: new Map(),
     };
   }
 }

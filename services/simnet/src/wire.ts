@@ -239,6 +239,14 @@ export function attachWire(app: FastifyInstance, state: SimnetState) {
   app.server.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const path = (req.url ?? "").split("?")[0];
     if (path !== "/ws") return rejectUpgrade(socket, 404, "Not Found");
+    // This instance cannot reach the network: the connection is reset, nothing answered.
+    const instance = new URLSearchParams((req.url ?? "").split("?")[1] ?? "").get("instance");
+    const cutUntil = instance ? state.faults.unreachable.get(instance) : undefined;
+    if (cutUntil !== undefined && cutUntil > Date.now()) {
+      state.stats.refusedUpgrades++;
+      socket.destroy();
+      return;
+    }
     const outageLeft = state.faults.outageUntil - Date.now();
     if (outageLeft > 0) {
       state.stats.refusedUpgrades++;

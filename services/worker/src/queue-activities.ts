@@ -98,6 +98,8 @@ export function createQueueActivities(deps: {
         return { kind: begun };
       }
       let messageId: string;
+      // No free-trial charge here: the item's unit was taken at its enqueue, keyed by the queue id
+      // (TrialLimiter), so a retry, a new worker or a send after a reconnection counts nothing.
       try {
         const res = await sending.sender.send(instance, item.request, { networkId: queueNetworkId(queueId) });
         messageId = res.id;

@@ -19,7 +19,7 @@ import {
   type sendCommonFields,
   sendResponseSchema,
 } from "@gw/contracts";
-import { IdempotencyStore, resolveRef } from "@gw/sending";
+import { IdempotencyStore, newQueueId, resolveRef } from "@gw/sending";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
@@ -125,10 +125,11 @@ async function send(ctx: Connected, route: SendRoute, input: Record<string, unkn
       // What the send would certainly fail on is refused now, not after a 202 as a failed item.
       await sending.sender.precheck(ctx.instance, req);
       const chatId = await queuedChat(ctx, req);
-      // Once per Idempotency-Key run: a run taken over keeps the unit its first attempt took.
-      const giveBack = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
+      // The trial unit is the item's, charged by its queue id (under a key, the run's: a takeover
+      // finds the item and the unit its first attempt made); the worker never charges again.
+      const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : newQueueId();
+      const giveBack = await sending.trial.take(ctx.instance, { charge: queueId });
       try {
-        const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : undefined;
         return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId, queueId) };
       } catch (err) {
         await giveBack?.(); // queue_full: nothing was accepted

@@ -12,12 +12,13 @@ import {
   type PresenceEntry,
   presenceBody,
   presenceEntrySchema,
+  requireWorking,
   successSchema,
 } from "@gw/contracts";
 import { ChatResolver } from "@gw/sending";
 import type { SessionApi } from "@gw/session";
 import { z } from "zod";
-import { connectedOwner, requireWorking } from "../trpc/connected.ts";
+import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -130,7 +131,7 @@ export const presenceRouter = router({
     }),
 
   presenceList: route("GET", "", "The presence heard of every chat followed", {
-    errors: ["instance_not_connected"],
+    errors: ["instance_not_connected", "network_unavailable"],
     description:
       "What was heard of the subscribed chats (POST /presence/{chatId}/subscribe), the most recent first; an " +
       "entry is kept 24 h after the last change heard. Needs the connection (presence is heard only while " +
@@ -143,7 +144,7 @@ export const presenceRouter = router({
     }),
 
   presenceGet: route("GET", "/{chatId}", "The presence heard of one chat", {
-    errors: ["not_found", "instance_not_connected"],
+    errors: ["not_found", "instance_not_connected", "network_unavailable"],
     description:
       "`presences`: the contact (in a group, each member heard). Subscribed but nothing heard yet: `presences` " +
       "is empty. Neither subscribed nor heard: 404.",

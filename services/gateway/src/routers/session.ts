@@ -8,10 +8,13 @@ import {
   instanceEnvelopeSchema,
   logoutInput,
   meSchema,
+  notInStatus,
   pairingCodeInput,
   passkeyAssertionInput,
   passkeyChallengeSchema,
   qrResponseSchema,
+  type StatusCause,
+  statusReasonOf,
   successSchema,
   timelockSchema,
 } from "@gw/contracts";
@@ -25,15 +28,16 @@ import { instanceProcedure, router } from "../trpc/init.ts";
 const tags = ["Connection"];
 const pairingTags = ["Pairing"];
 
-/** Routes that need the instance in a given state answer 422 instance_not_connected otherwise. */
+/**
+ * Routes that need the instance in a given state: otherwise `422 instance_not_connected`, or, while
+ * it is STARTING (it gets somewhere on its own), `503 network_unavailable` with Retry-After; the
+ * message says why it is where it is (`statusReason`).
+ */
 function requireStatus(instance: Instance, wanted: ConnectionStatus, what: string): void {
-  if (instance.connectionStatus !== wanted) {
-    throw new ApiError(
-      "instance_not_connected",
-      `${what} exige connectionStatus ${wanted}; estado atual: ${instance.connectionStatus}.`,
-      { connectionStatus: `esperado ${wanted}, atual ${instance.connectionStatus}` },
-    );
-  }
+  if (instance.connectionStatus === wanted) return;
+  throw notInStatus(instance, `${what} exige connectionStatus ${wanted}`, {
+    connectionStatus: `esperado ${wanted}, atual ${instance.connectionStatus}`,
+  });
 }
 
 /** Writes a status while no pod owns the instance, with its `session.status` event. */
@@ -41,11 +45,14 @@ async function setIdleStatus(
   ctx: Context,
   id: string,
   fields: Parameters<Context["platform"]["instances"]["setConnection"]>[2],
-  reason: string | null = null,
+  cause: StatusCause | null = null,
 ) {
-  const { previous, instance } = await ctx.platform.instances.setConnection(id, null, fields);
-  if (fields.connectionStatus && (previous !== fields.connectionStatus || reason)) {
-    await ctx.platform.events.sessionStatus(instance, fields.connectionStatus, previous, reason);
+  const { previous, previousReason, instance } = await ctx.platform.instances.setConnection(id, null, {
+    ...fields,
+    ...(fields.connectionStatus ? { statusReason: statusReasonOf(cause) } : {}),
+  });
+  if (fields.connectionStatus && (previous !== fields.connectionStatus || (cause && cause.reason !== previousReason))) {
+    await ctx.platform.events.sessionStatus(instance, fields.connectionStatus, previous, cause);
   }
   return instance;
 }

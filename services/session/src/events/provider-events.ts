@@ -1,4 +1,4 @@
-import type { ConnectionStatus, OutboundContent } from "@gw/contracts";
+import type { ConnectionStatus, OutboundContent, StatusCause } from "@gw/contracts";
 import { isUnavailable, type Logger, type Platform } from "@gw/platform";
 import type { ProviderEvent } from "../providers/contract.ts";
 import { onIncomingCall } from "./calls.ts";
@@ -13,7 +13,7 @@ export interface EventSource {
   /** The lease epoch the connection holds: connection writes are fenced by it. */
   epoch: number;
   /** Writes the connection status and publishes its change (`session.status`). */
-  writeStatus(status: ConnectionStatus, reason: string | null): Promise<void>;
+  writeStatus(status: ConnectionStatus, cause: StatusCause | null): Promise<void>;
   /** Lets go of the instance, keeping the status just written (logged out). */
   releaseKeepingStatus(): Promise<void>;
   /** The `calls` app's answers to a call: reject it, reply in its chat. */
@@ -49,13 +49,13 @@ async function applyOnce(platform: Platform, log: Logger, source: EventSource, e
   const store = platform.instances;
   switch (event.type) {
     case "status":
-      if (event.status === "FAILED" || (event.status === "STOPPED" && event.reason)) {
+      if (event.status === "FAILED" || (event.status === "STOPPED" && event.cause)) {
         // The provider gave up: the instance no longer runs until started again. Out of the
         // running set before the status says so, so whoever reads the final status never
         // sees the instance still running.
         await platform.redis.srem(platform.keys.running, instanceId);
       }
-      await source.writeStatus(event.status, event.reason ?? null);
+      await source.writeStatus(event.status, event.cause ?? null);
       return;
     case "account":
       await store.setConnection(instanceId, epoch, { phone: event.account.phone, pushName: event.account.pushName });
@@ -94,7 +94,7 @@ async function applyOnce(platform: Platform, log: Logger, source: EventSource, e
     case "logged-out":
       await platform.redis.srem(platform.keys.running, instanceId);
       await store.setConnection(instanceId, epoch, { phone: "", pushName: "" });
-      await source.writeStatus("FAILED", `logged_out: ${event.reason}`);
+      await source.writeStatus("FAILED", { reason: "logged_out", detail: event.reason });
       await source.releaseKeepingStatus();
       return;
   }

@@ -14,6 +14,7 @@ import type {
   SendOptions,
   SendResult,
   SessionOpHandlers,
+  StatusCause,
   Timelock,
 } from "@gw/contracts";
 import type { AuthStateStore, Logger } from "@gw/platform";
@@ -83,13 +84,16 @@ export interface ProviderSession {
 
 /** What a session reports. The manager turns these into instance state and events. */
 export type ProviderEvent =
-  /** Connection state as the spec names it; `reason` for FAILED and network-caused stops. */
-  | { type: "status"; status: ConnectionStatus; reason?: string }
+  /**
+   * Connection state as the spec names it; `cause` while not WORKING when the provider knows why
+   * (FAILED, network-caused stops, reconnecting: `retryAt`), kept on the instance (`statusReason`).
+   */
+  | { type: "status"; status: ConnectionStatus; cause?: StatusCause }
   /** A new QR value while pairing (about every 20 s). */
   | { type: "qr"; value: string }
   /** Paired or connected: who the number is. */
   | { type: "account"; account: AccountInfo }
-  /** The network logged the device out (from the phone, or the pairing was lost): wipe and stop. */
+  /** The network logged the device out (from the phone, or the pairing was lost): wipe and stop; `reason` is the detail. */
   | { type: "logged-out"; reason: string }
   /** A message arrived, or was sent from the phone / another linked device (spec 6.2 `message`, `message.any`, …). */
   | { type: "message"; message: InboundMessage }

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { type ApiError, failure } from "@gw/contracts";
 
 /**
  * A send already handed to the network when the connection dropped: whether the network took it
@@ -9,8 +9,8 @@ import { ApiError } from "@gw/contracts";
  * a pod fenced itself mid-send. Calls not yet written to the connection stay 422.
  */
 export function sendInFlightLost(): ApiError {
-  return new ApiError(
-    "network_timeout",
+  return failure(
+    "send_outcome_unknown",
     "A conexão caiu com o envio em andamento: a mensagem pode ter sido enviada. Confira os eventos antes de repetir.",
   );
 }

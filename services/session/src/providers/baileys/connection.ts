@@ -1,4 +1,4 @@
-import { ApiError, type ConnectionStatus, deviceStillLinked } from "@gw/contracts";
+import { ApiError, type ConnectionStatus, deviceStillLinked, failure, type StatusCause } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import {
   type ConnectionState,
@@ -54,6 +54,8 @@ export class BaileysConnection implements PairingConnection {
   private readonly socketConfigs: SocketConfigs;
 
   private active = false;
+  /** The lease went to another pod: calls answer `lease_lost` (503), not "not connected". */
+  private leaseLost = false;
   private auth: RedisAuthState | null = null;
   private sock: WASocket | null = null;
   /** Bumped whenever the current socket is retired: events of older sockets are ignored. */
@@ -92,6 +94,7 @@ export class BaileysConnection implements PairingConnection {
   async start(): Promise<void> {
     if (this.active) return;
     this.active = true;
+    this.leaseLost = false;
     this.history = [];
     try {
       const auth = await useRedisAuthState(this.ctx.auth, {
@@ -219,11 +222,7 @@ export class BaileysConnection implements PairingConnection {
       { why },
       "logout: the device could not be removed on the network; credentials wiped here only — remove it on the phone (Linked devices)",
     );
-    this.ctx.emit({
-      type: "status",
-      status: "STOPPED",
-      reason: deviceStillLinked(why),
-    });
+    this.ctx.emit({ type: "status", status: "STOPPED", cause: deviceStillLinked(why) });
   }
 
   currentQr(): string | null {
@@ -235,10 +234,15 @@ export class BaileysConnection implements PairingConnection {
     this.socketListeners.push(listen);
   }
 
-  /** The open socket, else `instance_not_connected`. */
+  /**
+   * The open socket. Otherwise (contracts failures.ts): the lease was lost, `503` (another pod takes
+   * the instance); reconnecting, `503` with Retry-After; stopped, logged out or given up, `422`.
+   */
   openSocket(): WASocket {
-    if (!this.sock || !this.opened) throw new ApiError("instance_not_connected");
-    return this.sock;
+    if (this.sock && this.opened) return this.sock;
+    if (this.leaseLost) throw failure("lease_lost");
+    if (this.active) throw failure("reconnecting", "A conexão com a rede está sendo refeita; tente de novo.");
+    throw failure("not_connected");
   }
 
   /** Whether `sock` is the current socket and open. */
@@ -381,12 +385,13 @@ export class BaileysConnection implements PairingConnection {
         this.scheduleConnect(0);
         return;
       case "backoff":
-        if (action.refreshVersion) await this.refreshVersion();
-        this.setStatus("STARTING", action.reason);
-        this.scheduleConnect(action.delayMs);
-        return;
       case "replaced-backoff":
-        this.setStatus("STARTING", action.reason);
+        if (action.kind === "backoff" && action.refreshVersion) await this.refreshVersion();
+        this.setStatus("STARTING", {
+          reason: action.reason,
+          detail: action.detail,
+          retryAt: Date.now() + action.delayMs,
+        });
         this.scheduleConnect(action.delayMs);
         return;
       case "logged-out":
@@ -403,12 +408,12 @@ export class BaileysConnection implements PairingConnection {
         return;
       case "qr-expired":
         this.halt();
-        this.setStatus("STOPPED", action.reason);
+        this.setStatus("STOPPED", { reason: action.reason });
         return;
       case "failed":
         this.halt();
         await this.creds.flush();
-        this.setStatus("FAILED", action.reason);
+        this.setStatus("FAILED", { reason: action.reason, detail: action.detail });
         return;
     }
   }
@@ -432,6 +437,7 @@ export class BaileysConnection implements PairingConnection {
   /** The lease is gone: stop at once, nothing reconnects. */
   onStaleLease(err: StaleLeaseError): void {
     if (!this.active && !this.sock) return;
+    this.leaseLost = true;
     this.log.warn({ err: err.message }, "lease lost: stopping the connection");
     this.halt();
     this.auth = null;
@@ -452,10 +458,11 @@ export class BaileysConnection implements PairingConnection {
     this.reconnectTimer = null;
   }
 
-  private setStatus(status: ConnectionStatus, reason?: string): void {
-    if (this.status === status) return;
+  /** A new status, or the same with a cause (a reconnect's new reason or time: kept on the instance). */
+  private setStatus(status: ConnectionStatus, cause?: StatusCause): void {
+    if (this.status === status && !cause) return;
     this.status = status;
-    this.ctx.emit(reason ? { type: "status", status, reason } : { type: "status", status });
+    this.ctx.emit(cause ? { type: "status", status, cause } : { type: "status", status });
   }
 
   // Not `sock.user`: Baileys builds the socket by spreading each layer, which evaluates that

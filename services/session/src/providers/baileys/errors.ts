@@ -1,66 +1,63 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, failure } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import { DisconnectReason } from "@whiskeysockets/baileys";
 import { describeDisconnectError } from "./policy.ts";
 
 /**
- * A failed messaging call (send, number check, receipts, presence) as the spec's error code.
- * Baileys fails in two ways: Boom errors of its own (`Timed Out` 408, `Connection Closed` 428, …)
- * and the server's `<error code text>` nodes, which `assertNodeErrorFree` turns into a Boom with
- * the server's code in `data` and the default status 500. Both are read here.
+ * A failed messaging call (send, number check, receipts, presence) as its class in the failure
+ * table (contracts failures.ts). Baileys fails in two ways: Boom errors of its own (`Timed Out`
+ * 408, `Connection Closed` 428, …) and the server's `<error code text>` nodes, which
+ * `assertNodeErrorFree` turns into a Boom with the server's code in `data` and the default status
+ * 500. Both are read here.
  *
- * | error                                                         | code                     |
+ * | error                                                         | class (code)             |
  * |---------------------------------------------------------------|--------------------------|
  * | `ApiError`                                                    | as it is                 |
- * | lease lost (`StaleLeaseError`), `Connection Closed`/`Terminated`/`was lost`, 428 | instance_not_connected |
- * | 408 / `Timed Out`; a query nobody answered (`Invalid … response` without a response node) | network_timeout |
- * | 429 / `rate-overlimit`                                        | network_error, Retry-After 5 s (transient: retry later) |
- * | other 4xx (status or server code), `not-authorized`, `forbidden`, `item-not-found`, `not-acceptable`, `bad-request` | network_rejected |
- * | anything else                                                 | network_error            |
+ * | lease lost (`StaleLeaseError`)                                | lease_lost (503)         |
+ * | `Connection Closed`/`Terminated`/`was lost`, 428              | connection_closed (503): nothing reached the network; it reconnects |
+ * | 408 / `Timed Out`; a query nobody answered (`Invalid … response` without a response node) | network_timeout (504) |
+ * | 429 / `rate-overlimit`                                        | network_rate_limited (502, Retry-After 5) |
+ * | other 4xx (status or server code), `not-authorized`, `forbidden`, `item-not-found`, `not-acceptable`, `bad-request` | network_refused (422) |
+ * | anything else                                                 | network_error (502)      |
  */
 export function mapNetworkError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
-  if (err instanceof StaleLeaseError) return new ApiError("instance_not_connected");
+  if (err instanceof StaleLeaseError) return failure("lease_lost");
   const e = (typeof err === "object" && err !== null ? err : {}) as BoomLike;
   const message = typeof e.message === "string" ? e.message : String(err);
   const status = typeof e.output?.statusCode === "number" ? e.output.statusCode : undefined;
   const serverCode = typeof e.data === "number" && Number.isFinite(e.data) ? e.data : undefined;
 
   if (CLOSED_RE.test(message) || status === DisconnectReason.connectionClosed) {
-    return new ApiError("instance_not_connected");
+    return failure("connection_closed", "A conexão com a rede caiu antes da operação; a instância está reconectando.");
   }
   // Baileys' `query()` resolves `undefined` when no answer came within `defaultQueryTimeoutMs`;
   // the group metadata parser then fails on the missing node (no `data`: there was no response).
   const unanswered = NO_ANSWER_RE.test(message) && (e.data === undefined || e.data === null);
   if (status === DisconnectReason.timedOut || serverCode === 408 || /timed out/i.test(message) || unanswered) {
-    return new ApiError("network_timeout");
+    return failure("network_timeout");
   }
   if (status === 429 || serverCode === 429 || /rate-overlimit/i.test(message)) {
-    return new ApiError(
-      "network_error",
-      "A rede de mensagens limitou as requisições. Tente novamente em instantes.",
-      undefined,
-      5,
-    );
+    return failure("network_rate_limited", "A rede de mensagens limitou as requisições. Tente novamente em instantes.");
   }
   const code = serverCode ?? status;
   if ((code !== undefined && code >= 400 && code < 500) || REJECTED_RE.test(message)) {
     const reason = message && message !== "Unknown error" ? ` (${message.slice(0, 80)})` : "";
-    return new ApiError("network_rejected", `A rede de mensagens recusou a operação${reason}.`);
+    return failure("network_refused", `A rede de mensagens recusou a operação${reason}.`);
   }
-  return new ApiError("network_error");
+  return failure("network_error");
 }
 
 /**
- * A failed pairing-code request or account query (capping, timelock) as the spec's error code:
- * timeouts and closed connections by their status, anything else `network_error`.
+ * A failed pairing-code request or account query (capping, timelock) as its class: timeouts and
+ * closed connections by their status, anything else `network_error`.
  */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const { statusCode } = describeDisconnectError(err);
-  if (statusCode === 408) return new ApiError("network_timeout");
-  if (statusCode === 428) return new ApiError("instance_not_connected");
-  return new ApiError("network_error");
+  if (statusCode === 408) return failure("network_timeout");
+  if (statusCode === 428) return failure("connection_closed");
+  return failure("network_error");
 }
 
 /**

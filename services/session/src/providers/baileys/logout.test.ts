@@ -127,7 +127,7 @@ async function pairedRig(opts: { logoutTimeoutMs: number; socketUrl?: string }):
 
 const waitFor = <T>(fn: () => T | Promise<T>) => vi.waitFor(fn, { timeout: 10_000 });
 const stillLinked = (events: ProviderEvent[]) =>
-  events.filter((e) => e.type === "status" && e.reason?.startsWith("device_still_linked"));
+  events.filter((e) => e.type === "status" && e.cause?.reason === "device_still_linked");
 
 describe("Baileys logout while not connected", () => {
   it("paired, connection not open: logout connects a socket of its own and, once open, removes this device on the network, then wipes", async () => {
@@ -180,8 +180,10 @@ describe("Baileys logout while not connected", () => {
       {
         type: "status",
         status: "STOPPED",
-        reason:
-          "device_still_linked: no connection to the network within 300 ms; remove it on the phone (Linked devices)",
+        cause: {
+          reason: "device_still_linked",
+          detail: "no connection to the network within 300 ms; remove it on the phone (Linked devices)",
+        },
       },
     ]);
     expect(r.warn).toHaveBeenCalledWith(
@@ -202,7 +204,10 @@ describe("Baileys logout while not connected", () => {
     expect(await r.store.readCreds()).toBeNull();
     const reported = stillLinked(r.events);
     expect(reported).toHaveLength(1);
-    expect(reported[0]).toMatchObject({ status: "STOPPED", reason: expect.stringMatching(/connection failed/) });
+    expect(reported[0]).toMatchObject({
+      status: "STOPPED",
+      cause: { detail: expect.stringMatching(/connection failed/) },
+    });
   });
 
   it("refused as logged out on connect (the phone removed it meanwhile): wiped, nothing left to report", async () => {

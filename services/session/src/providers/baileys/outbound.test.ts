@@ -792,7 +792,7 @@ describe("network errors", () => {
     expect(mapNetworkError(serverError("500", "internal-server-error")).code).toBe("network_error");
   });
 
-  it("Baileys' own Booms: timeouts, closed connections, 4xx statuses, others", async () => {
+  it("Baileys' own Booms: timeouts, closed connections (503, was 422), 4xx statuses, others", async () => {
     const timeout = await promiseTimeout(5, () => {}).catch((e: unknown) => e);
     expect(mapNetworkError(timeout).code).toBe("network_timeout");
     expect(mapNetworkError(new Boom("Timed Out", { statusCode: DisconnectReason.timedOut })).code).toBe(
@@ -803,7 +803,8 @@ describe("network errors", () => {
       new Boom("Connection was lost", { statusCode: DisconnectReason.connectionLost }),
       new Boom("Connection Terminated by Server", { statusCode: DisconnectReason.connectionClosed }),
     ]) {
-      expect(mapNetworkError(closed).code).toBe("instance_not_connected");
+      // Nothing reached the network and the instance reconnects: transient (503, Retry-After), not final.
+      expect(mapNetworkError(closed)).toMatchObject({ code: "network_unavailable", status: 503, retryAfter: 2 });
     }
     expect(mapNetworkError(new Boom("Invalid media type", { statusCode: 400 })).code).toBe("network_rejected");
     expect(mapNetworkError(new Boom("Media upload failed on all hosts", { statusCode: 500 })).code).toBe(

@@ -116,7 +116,11 @@ describe("decideDisconnect", () => {
   });
 
   it("403 forbidden (banned/blocked) fails without reconnecting", () => {
-    expect(decide(failure(DisconnectReason.forbidden))).toEqual({ kind: "failed", reason: "forbidden" });
+    expect(decide(failure(DisconnectReason.forbidden))).toEqual({
+      kind: "failed",
+      reason: "forbidden",
+      detail: "403 Connection Failure",
+    });
   });
 
   it("408 'QR refs attempts ended' while unpaired is a QR expiry; other 408s back off", () => {
@@ -129,7 +133,8 @@ describe("decideDisconnect", () => {
     });
     expect(decide(new Boom("Timed Out", { statusCode: DisconnectReason.timedOut }))).toMatchObject({
       kind: "backoff",
-      reason: "timed_out",
+      reason: "connection_lost",
+      detail: "408 Timed Out",
     });
   });
 
@@ -141,12 +146,14 @@ describe("decideDisconnect", () => {
         new Boom("Connection Terminated by Server", { statusCode: DisconnectReason.connectionClosed }),
         "connection_closed",
       ],
-      [streamError({ tag: "stream:error", attrs: { code: "503" }, content: [] }), "service_unavailable"],
+      [streamError({ tag: "stream:error", attrs: { code: "503" }, content: [] }), "network_unavailable"],
       [unknownStreamError(), "stream_error"],
-      [wsError(nodeErr), "connection_lost"],
-      [wsError(new Error("Unexpected server response: 502")), "disconnected_502"],
-      [new Error("something else"), "network_error"],
-      [undefined, "network_error"],
+      // A network that cannot be reached (Baileys maps these WS errors to 408 like a timeout).
+      [wsError(nodeErr), "network_unreachable"],
+      [wsError(new Error("getaddrinfo ENOTFOUND web.whatsapp.com")), "network_unreachable"],
+      [wsError(new Error("Unexpected server response: 502")), "connection_lost"],
+      [new Error("something else"), "connection_lost"],
+      [undefined, "connection_lost"],
     ];
     for (const [error, reason] of cases) {
       const lo = decide(error, [], { random: () => 0 });
@@ -178,7 +185,7 @@ describe("decideDisconnect", () => {
   it("500 on every connect: backs off, then fails as a bad session", () => {
     const actions = simulate(unknownStreamError);
     expect(actions.map((a) => a.kind)).toEqual(["backoff", "backoff", "backoff", "backoff", "failed"]);
-    expect(actions.at(-1)).toEqual({ kind: "failed", reason: "bad_session" });
+    expect(actions.at(-1)).toMatchObject({ kind: "failed", reason: "bad_session" });
     // another code in between breaks the streak
     const mixed: DisconnectRecord[] = [
       { at: 1, statusCode: 500 },
@@ -199,7 +206,7 @@ describe("decideDisconnect", () => {
       refreshVersion: true,
     });
     const actions = simulate(() => failure(VERSION_REJECTED));
-    expect(actions.at(-1)).toEqual({ kind: "failed", reason: "version_rejected" });
+    expect(actions.at(-1)).toMatchObject({ kind: "failed", reason: "version_rejected" });
     expect(actions.some((a) => a.kind === "logged-out")).toBe(false);
   });
 
@@ -213,7 +220,7 @@ describe("decideDisconnect", () => {
         expect(a.kind === "replaced-backoff" && a.delayMs).toBeGreaterThanOrEqual(step);
         expect(a.kind === "replaced-backoff" && a.delayMs).toBeLessThanOrEqual(step * 1.25);
       }
-      expect(actions.at(-1)).toEqual({ kind: "failed", reason: "replaced_by_another_connection" });
+      expect(actions.at(-1)).toMatchObject({ kind: "failed", reason: "replaced_by_another_connection" });
       // Over the whole fight: 4 connections at most, at least 105 s apart in total.
       const total = waits.reduce((s, a) => s + (a.kind === "replaced-backoff" ? a.delayMs : 0), 0);
       expect(total).toBeGreaterThanOrEqual(15_000 + 30_000 + 60_000);
@@ -223,7 +230,7 @@ describe("decideDisconnect", () => {
   it("440 long after the last one starts the count again", () => {
     const old = [1, 2].map((i) => ({ at: i, statusCode: 440 }));
     const later = DEFAULT_TUNING.replacedWindowMs + 10;
-    expect(decide(conflict("replaced"), old, { now: later, random: () => 0 })).toEqual({
+    expect(decide(conflict("replaced"), old, { now: later, random: () => 0 })).toMatchObject({
       kind: "replaced-backoff",
       delayMs: 15_000,
       reason: "replaced",

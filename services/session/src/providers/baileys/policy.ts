@@ -1,3 +1,4 @@
+import { type StatusReasonCode, UNREACHABLE_RE } from "@gw/contracts";
 import { DisconnectReason } from "@whiskeysockets/baileys";
 
 /**
@@ -74,13 +75,18 @@ export interface DisconnectRecord {
   statusCode: number | undefined;
 }
 
+/**
+ * What to do about a close. `reason` is the instance's reason code (contracts status-reasons.ts)
+ * and `detail` what the network said; a logout's `reason` is how it was logged out (the detail of
+ * `logged_out`).
+ */
 export type DisconnectAction =
   | { kind: "reconnect-now"; reason: string }
-  | { kind: "backoff"; delayMs: number; reason: string; refreshVersion?: boolean }
-  | { kind: "replaced-backoff"; delayMs: number; reason: string }
+  | { kind: "backoff"; delayMs: number; reason: StatusReasonCode; detail: string; refreshVersion?: boolean }
+  | { kind: "replaced-backoff"; delayMs: number; reason: "replaced"; detail: string }
   | { kind: "logged-out"; reason: string }
   | { kind: "qr-expired"; reason: "qr_expired" }
-  | { kind: "failed"; reason: string };
+  | { kind: "failed"; reason: StatusReasonCode; detail: string };
 
 export interface DecideOptions {
   now?: number;
@@ -112,25 +118,30 @@ export function describeDisconnectError(error: unknown): Omit<Disconnect, "regis
 
 const QR_ENDED = /QR refs attempts ended/i;
 
-/** Name of a code for reasons and logs. */
-function reasonFor(code: number | undefined, message: string): string {
+/**
+ * The reason code of a close that is retried. Baileys maps DNS and connection errors of the
+ * WebSocket to 408 (`getCodeFromWSError`), like a keep-alive timeout: the message tells them apart
+ * (`getaddrinfo ENOTFOUND web.whatsapp.com` is a network that cannot be reached, not a slow one).
+ */
+function reasonFor(code: number | undefined, message: string): StatusReasonCode {
+  if (UNREACHABLE_RE.test(message)) return "network_unreachable";
   switch (code) {
-    case DisconnectReason.connectionLost:
-      return /timed out/i.test(message) ? "timed_out" : "connection_lost";
     case DisconnectReason.connectionClosed:
       return "connection_closed";
     case DisconnectReason.badSession:
       return "stream_error";
     case DisconnectReason.unavailableService:
-      return "service_unavailable";
+      return "network_unavailable";
     case VERSION_REJECTED:
       return "version_rejected";
-    case undefined:
-      return "network_error";
     default:
-      return `disconnected_${code}`;
+      return "connection_lost";
   }
 }
+
+/** What the network said, for `detail`: its code and message. */
+const detailOf = (d: Pick<Disconnect, "statusCode" | "message">) =>
+  [d.statusCode !== undefined ? String(d.statusCode) : "", d.message].filter(Boolean).join(" ") || "no error given";
 
 export function decideDisconnect(
   d: Disconnect,
@@ -151,12 +162,12 @@ export function decideDisconnect(
     }
     return n;
   };
-  const backoff = (reason: string, extra: { refreshVersion?: boolean } = {}): DisconnectAction => {
+  const backoff = (reason: StatusReasonCode, extra: { refreshVersion?: boolean } = {}): DisconnectAction => {
     const n = within(t.backoffWindowMs).filter((h) => h.statusCode !== DisconnectReason.restartRequired).length + 1;
     const full = Math.min(t.backoffMaxMs, t.backoffBaseMs * 2 ** Math.min(n - 1, 30));
     // Equal jitter: never less than half the step, so instances spread out but never spin.
     const delayMs = Math.round(full / 2 + random() * (full / 2));
-    return { kind: "backoff", delayMs, reason, ...extra };
+    return { kind: "backoff", delayMs, reason, detail: detailOf(d), ...extra };
   };
 
   const code = d.statusCode;
@@ -171,21 +182,26 @@ export function decideDisconnect(
     case DisconnectReason.multideviceMismatch:
       return { kind: "logged-out", reason: "multidevice_mismatch" };
     case DisconnectReason.forbidden:
-      return { kind: "failed", reason: "forbidden" };
+      return { kind: "failed", reason: "forbidden", detail: detailOf(d) };
     case DisconnectReason.connectionReplaced: {
       // `<conflict type="device_removed">` without a code also maps to 440: the phone unlinked us.
       if (d.conflictType === "device_removed") return { kind: "logged-out", reason: "device_removed" };
       const k = within(t.replacedWindowMs).filter((h) => h.statusCode === code).length + 1;
-      if (k >= t.replacedMaxInWindow) return { kind: "failed", reason: "replaced_by_another_connection" };
+      if (k >= t.replacedMaxInWindow) {
+        return { kind: "failed", reason: "replaced_by_another_connection", detail: detailOf(d) };
+      }
       const step = Math.min(t.replacedMaxMs, t.replacedBaseMs * 2 ** (k - 1));
       // Jitter only upwards: the floor is the whole step, never a tight loop.
-      return { kind: "replaced-backoff", delayMs: Math.round(step + random() * (step / 4)), reason: "replaced" };
+      const delayMs = Math.round(step + random() * (step / 4));
+      return { kind: "replaced-backoff", delayMs, reason: "replaced", detail: detailOf(d) };
     }
     case DisconnectReason.badSession:
-      if (streak(code) + 1 >= t.badSessionMax) return { kind: "failed", reason: "bad_session" };
+      if (streak(code) + 1 >= t.badSessionMax) return { kind: "failed", reason: "bad_session", detail: detailOf(d) };
       return backoff(reasonFor(code, d.message));
     case VERSION_REJECTED:
-      if (streak(code) + 1 >= t.versionRejectedMax) return { kind: "failed", reason: "version_rejected" };
+      if (streak(code) + 1 >= t.versionRejectedMax) {
+        return { kind: "failed", reason: "version_rejected", detail: detailOf(d) };
+      }
       return backoff("version_rejected", { refreshVersion: true });
     case DisconnectReason.timedOut:
       // Unpaired and the server's QR refs are used up: nobody scanned. A paired session never shows a QR.

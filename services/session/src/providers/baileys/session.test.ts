@@ -87,7 +87,7 @@ function waitFor<T>(fn: () => T | Promise<T>): Promise<T> {
 }
 
 const statuses = (events: ProviderEvent[]) =>
-  events.flatMap((e) => (e.type === "status" ? [e.reason ? `${e.status}:${e.reason}` : e.status] : []));
+  events.flatMap((e) => (e.type === "status" ? [e.cause ? `${e.status}:${e.cause.reason}` : e.status] : []));
 /** The latest socket announced `connecting` and its WebSocket to our endpoint is open. */
 async function ready(r: Rig) {
   await waitFor(() => {
@@ -210,7 +210,8 @@ describe("Baileys session: socket and events", () => {
     expect(stored.state.creds.me?.id).toBe("5511999999999:12@s.whatsapp.net");
     expect(stored.state.creds.account).toBeInstanceOf(proto.ADVSignedDeviceIdentity);
 
-    await expect(r.session.account()).rejects.toMatchObject({ code: "instance_not_connected" });
+    // Restarting after pair-success: reconnecting, transient (contracts failures.ts).
+    await expect(r.session.account()).rejects.toMatchObject({ code: "network_unavailable", status: 503 });
     await ready(r);
     r.sock().ev.emit("connection.update", { connection: "open" });
     expect(statuses(r.events)).toEqual(["STARTING", "SCAN_QR_CODE", "STARTING", "WORKING"]);
@@ -388,8 +389,9 @@ describe("Baileys session: account routes, logout, passkeys", () => {
     const r = await rig({ store });
     await r.session.start();
     await ready(r);
+    // Started, not open yet: reconnecting (503 with Retry-After), not "not connected" (422).
     for (const call of [() => r.session.account(), () => r.session.capping(), () => r.session.timelock()]) {
-      expect((await apiError(call())).code).toBe("instance_not_connected");
+      expect(await apiError(call())).toMatchObject({ code: "network_unavailable", retryAfter: 5 });
     }
     r.sock().ev.emit("connection.update", { connection: "open" });
     expect(await r.session.account()).toEqual({ phone: "5511999999999", lid: "123456789@lid", pushName: "Ana" });
@@ -423,8 +425,15 @@ describe("Baileys session: account routes, logout, passkeys", () => {
     const r = await rig({ store, logoutTimeoutMs: 200 });
     await r.session.logout();
     expect(await store.readCreds()).toBeNull();
-    expect(statuses(r.events)).toEqual([
-      "STOPPED:device_still_linked: no connection to the network within 200 ms; remove it on the phone (Linked devices)",
+    expect(r.events.filter((e) => e.type === "status")).toEqual([
+      {
+        type: "status",
+        status: "STOPPED",
+        cause: {
+          reason: "device_still_linked",
+          detail: "no connection to the network within 200 ms; remove it on the phone (Linked devices)",
+        },
+      },
     ]);
 
     const store2 = await suite.h.storeFor(suite.h.newInstanceId());
@@ -434,7 +443,7 @@ describe("Baileys session: account routes, logout, passkeys", () => {
     await r2.session.logout();
     expect(r2.sockets.every((s) => s.ws.isClosed)).toBe(true);
     expect(await store2.readCreds()).toBeNull();
-    expect(statuses(r2.events).at(-1)).toMatch(/^STOPPED:device_still_linked: /);
+    expect(statuses(r2.events).at(-1)).toBe("STOPPED:device_still_linked");
   });
 
   it("passkeys are not supported by Baileys: 501 with a Portuguese message", async () => {
@@ -514,23 +523,23 @@ describe("Baileys session: messaging", () => {
     () => s.presence("composing", CHAT),
   ];
 
-  it("every call needs an open connection: instance_not_connected at once, never a hang", async () => {
+  it("every call needs an open connection: answered at once, never a hang (422 stopped, 503 while connecting)", async () => {
     // Baileys' timeouts far above the bound below: a call that waited for the network (a query,
     // the handshake) instead of answering at once would take 30 s, not a few.
     const r = await rig({ queryTimeoutMs: 30_000, connectTimeoutMs: 30_000 });
-    const check = async () => {
+    const check = async (code: string) => {
       for (const call of allCalls(r.session)) {
         const t = Date.now();
-        expect((await apiError(call())).code).toBe("instance_not_connected");
+        expect((await apiError(call())).code).toBe(code);
         expect(Date.now() - t).toBeLessThan(NO_WAIT_MS);
       }
     };
-    await check(); // never started
+    await check("instance_not_connected"); // never started
     await r.session.start();
     await ready(r);
-    await check(); // a real socket that never opened
+    await check("network_unavailable"); // a real socket that never opened: connecting, transient
     await r.session.stop();
-    await check(); // stopped
+    await check("instance_not_connected"); // stopped
   });
 
   it("send: the call Baileys gets, and the answer (network id, @c.us chat, seconds)", async () => {
@@ -736,7 +745,7 @@ describe("Baileys session: messaging", () => {
     expect((await apiError(r.session.presence("available"))).code).toBe("bad_request");
   });
 
-  it("a call in flight answers instance_not_connected as soon as the connection drops", async () => {
+  it("a call in flight answers 503 network_unavailable as soon as the connection drops (was 422)", async () => {
     // The query would otherwise wait out its 30 s timeout (Baileys' end() drops its listeners).
     const r = await openRig({ queryTimeoutMs: 30_000 });
     const before = suite.net.framesReceived();
@@ -746,7 +755,8 @@ describe("Baileys session: messaging", () => {
     await r.sock().end(new Boom("Connection Terminated", { statusCode: DisconnectReason.connectionClosed }));
     const err = await pending;
     expect(err).toBeInstanceOf(ApiError);
-    expect((err as ApiError).code).toBe("instance_not_connected");
+    // Nothing reached the network: transient, repeat after Retry-After (contracts failures.ts).
+    expect(err).toMatchObject({ code: "network_unavailable", status: 503, retryAfter: 2 });
     expect(Date.now() - t).toBeLessThan(NO_WAIT_MS);
   });
 

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, failure } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import { sendInFlightLost } from "../in-flight.ts";
 import type { BaileysLogger } from "./auth-state.ts";
@@ -45,8 +45,7 @@ export class SocketCalls {
   abortAll(): void {
     const pending = [...this.pending];
     this.pending.clear();
-    for (const [abort, op] of pending)
-      abort(op === "send" ? sendInFlightLost() : new ApiError("instance_not_connected"));
+    for (const [abort, op] of pending) abort(op === "send" ? sendInFlightLost() : failure("connection_closed"));
   }
 
   private messagingError(op: string, err: unknown): ApiError {

@@ -1,4 +1,4 @@
-import { ApiError, type ErrorCode } from "@gw/contracts";
+import { ApiError, type FailureKind, failure } from "@gw/contracts";
 import { GraphError } from "./graph.ts";
 
 /**
@@ -8,11 +8,12 @@ import { GraphError } from "./graph.ts";
  */
 
 interface Mapping {
-  code: ErrorCode;
+  /** Its class in the failure table (contracts failures.ts): the code, whether to retry, Retry-After. */
+  kind: FailureKind;
   /** The request field the error is about, when there is one. */
   field?: string;
   text: string;
-  /** Seconds to wait (429, 502, 503). */
+  /** Seconds to wait, when the operator's code says more than its class. */
   retryAfter?: number;
 }
 
@@ -21,67 +22,71 @@ const WINDOW_TEXT =
 
 export const GRAPH_ERRORS: Record<number, Mapping> = {
   // Credentials and permissions
-  0: { code: "network_error", text: "O operador não autenticou as credenciais." },
-  190: { code: "network_error", text: "O token de acesso do operador é inválido ou expirou." },
-  10: { code: "network_error", text: "O token do operador não tem permissão para esta operação." },
-  200: { code: "network_error", text: "O token do operador não tem permissão para esta operação." },
-  3: { code: "network_error", text: "O aplicativo do operador não tem esta capacidade." },
-  133010: { code: "network_error", text: "O número não está registrado na API do operador." },
+  0: { kind: "operator_auth", text: "O operador não autenticou as credenciais." },
+  190: { kind: "operator_auth", text: "O token de acesso do operador é inválido ou expirou." },
+  10: { kind: "operator_auth", text: "O token do operador não tem permissão para esta operação." },
+  200: { kind: "operator_auth", text: "O token do operador não tem permissão para esta operação." },
+  3: { kind: "operator_auth", text: "O aplicativo do operador não tem esta capacidade." },
+  133010: { kind: "operator_auth", text: "O número não está registrado na API do operador." },
   // Rate limits
-  4: { code: "rate_limited", text: "Limite de chamadas do aplicativo no operador atingido.", retryAfter: 60 },
-  80007: { code: "rate_limited", text: "Limite de chamadas da conta (WABA) no operador atingido.", retryAfter: 60 },
-  130429: { code: "rate_limited", text: "Limite de envios por segundo do número atingido.", retryAfter: 1 },
+  4: { kind: "operator_rate_limited", text: "Limite de chamadas do aplicativo no operador atingido.", retryAfter: 60 },
+  80007: {
+    kind: "operator_rate_limited",
+    text: "Limite de chamadas da conta (WABA) no operador atingido.",
+    retryAfter: 60,
+  },
+  130429: { kind: "operator_rate_limited", text: "Limite de envios por segundo do número atingido.", retryAfter: 1 },
   131056: {
-    code: "rate_limited",
+    kind: "operator_rate_limited",
     field: "chatId",
     text: "Muitas mensagens para este contato em pouco tempo (limite por par do operador).",
     retryAfter: 6,
   },
-  131048: { code: "network_rejected", text: "Envio bloqueado pelo operador: limite de spam (qualidade)." },
+  131048: { kind: "operator_refused", text: "Envio bloqueado pelo operador: limite de spam (qualidade)." },
   // The conversation and the recipient
-  131047: { code: "network_rejected", field: "chatId", text: WINDOW_TEXT },
+  131047: { kind: "operator_refused", field: "chatId", text: WINDOW_TEXT },
   131026: {
-    code: "network_rejected",
+    kind: "operator_refused",
     field: "chatId",
     text: "mensagem não entregável: o número não tem conta, não aceitou os termos ou usa um app antigo",
   },
   131049: {
-    code: "network_rejected",
+    kind: "operator_refused",
     field: "chatId",
     text: "não entregue para manter o engajamento do ecossistema (limite de marketing por usuário)",
   },
-  131050: { code: "network_rejected", field: "chatId", text: "o cliente pediu para não receber marketing" },
-  131021: { code: "validation_error", field: "chatId", text: "o destinatário não pode ser o próprio número" },
-  131062: { code: "validation_error", field: "chatId", text: "este envio não aceita um id de usuário (BSUID)" },
+  131050: { kind: "operator_refused", field: "chatId", text: "o cliente pediu para não receber marketing" },
+  131021: { kind: "validation", field: "chatId", text: "o destinatário não pode ser o próprio número" },
+  131062: { kind: "validation", field: "chatId", text: "este envio não aceita um id de usuário (BSUID)" },
   // Policy
-  368: { code: "network_rejected", text: "A conta está temporariamente bloqueada por violação de políticas." },
-  131031: { code: "network_rejected", text: "A conta do operador está bloqueada." },
-  131042: { code: "network_rejected", text: "Problema de elegibilidade ou pagamento da conta no operador." },
-  131005: { code: "network_rejected", text: "Acesso negado pelo operador." },
+  368: { kind: "operator_refused", text: "A conta está temporariamente bloqueada por violação de políticas." },
+  131031: { kind: "operator_refused", text: "A conta do operador está bloqueada." },
+  131042: { kind: "operator_refused", text: "Problema de elegibilidade ou pagamento da conta no operador." },
+  131005: { kind: "operator_refused", text: "Acesso negado pelo operador." },
   // The request
-  100: { code: "validation_error", field: "body", text: "parâmetro inválido para o operador" },
-  131008: { code: "validation_error", field: "body", text: "parâmetro obrigatório ausente" },
-  131009: { code: "validation_error", field: "body", text: "valor de parâmetro inválido" },
-  131051: { code: "validation_error", field: "body", text: "tipo de mensagem não suportado" },
-  131053: { code: "validation_error", field: "file", text: "o operador não aceitou a mídia (tipo, tamanho ou link)" },
-  132000: { code: "validation_error", field: "template", text: "o número de parâmetros não confere com o template" },
+  100: { kind: "validation", field: "body", text: "parâmetro inválido para o operador" },
+  131008: { kind: "validation", field: "body", text: "parâmetro obrigatório ausente" },
+  131009: { kind: "validation", field: "body", text: "valor de parâmetro inválido" },
+  131051: { kind: "validation", field: "body", text: "tipo de mensagem não suportado" },
+  131053: { kind: "validation", field: "file", text: "o operador não aceitou a mídia (tipo, tamanho ou link)" },
+  132000: { kind: "validation", field: "template", text: "o número de parâmetros não confere com o template" },
   132001: {
-    code: "validation_error",
+    kind: "validation",
     field: "template.name",
     text: "template inexistente ou não aprovado neste idioma",
   },
-  132005: { code: "validation_error", field: "template", text: "o texto do template com os parâmetros é longo demais" },
-  132007: { code: "validation_error", field: "template", text: "o conteúdo viola as políticas de templates" },
-  132012: { code: "validation_error", field: "template", text: "formato de parâmetro incompatível com o template" },
-  132015: { code: "network_rejected", field: "template.name", text: "template pausado pela qualidade baixa" },
-  132016: { code: "network_rejected", field: "template.name", text: "template desativado" },
-  135000: { code: "validation_error", field: "body", text: "erro genérico do operador sobre a requisição" },
+  132005: { kind: "validation", field: "template", text: "o texto do template com os parâmetros é longo demais" },
+  132007: { kind: "validation", field: "template", text: "o conteúdo viola as políticas de templates" },
+  132012: { kind: "validation", field: "template", text: "formato de parâmetro incompatível com o template" },
+  132015: { kind: "operator_refused", field: "template.name", text: "template pausado pela qualidade baixa" },
+  132016: { kind: "operator_refused", field: "template.name", text: "template desativado" },
+  135000: { kind: "validation", field: "body", text: "erro genérico do operador sobre a requisição" },
   // The operator itself
-  131000: { code: "network_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
-  131016: { code: "network_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
-  131057: { code: "network_unavailable", text: "O número está em manutenção no operador.", retryAfter: 60 },
-  2: { code: "network_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
-  1: { code: "network_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
+  131000: { kind: "operator_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
+  131016: { kind: "operator_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
+  131057: { kind: "operator_unavailable", text: "O número está em manutenção no operador.", retryAfter: 60 },
+  2: { kind: "operator_unavailable", text: "O operador está indisponível.", retryAfter: 30 },
+  1: { kind: "operator_error", text: "Erro desconhecido no operador.", retryAfter: 5 },
 };
 
 /** Codes that mean the credentials themselves no longer work: the instance is FAILED. */
@@ -105,21 +110,21 @@ export function isAuthFailure(err: unknown): err is GraphError {
 function statusMapping(status: number): Mapping {
   const http = `HTTP ${status}`;
   if (status === 502 || status === 503 || status === 504) {
-    return { code: "network_unavailable", text: `O operador está indisponível (${http}).`, retryAfter: 5 };
+    return { kind: "operator_unavailable", text: `O operador está indisponível (${http}).`, retryAfter: 5 };
   }
-  if (status >= 500) return { code: "network_error", text: `Erro no operador (${http}).`, retryAfter: 5 };
+  if (status >= 500) return { kind: "operator_error", text: `Erro no operador (${http}).` };
   if (status === 429) {
-    return { code: "rate_limited", text: `Limite de chamadas no operador atingido (${http}).`, retryAfter: 60 };
+    return { kind: "operator_rate_limited", text: `Limite de chamadas no operador atingido (${http}).` };
   }
   if (status === 408) {
-    return { code: "network_unavailable", text: `O operador não respondeu a tempo (${http}).`, retryAfter: 5 };
+    return { kind: "operator_unavailable", text: `O operador não respondeu a tempo (${http}).`, retryAfter: 5 };
   }
-  if (status === 401) return { code: "network_error", text: `O operador recusou as credenciais (${http}).` };
-  if (status === 403) return { code: "network_error", text: `Acesso negado no operador (${http}).` };
+  if (status === 401) return { kind: "operator_auth", text: `O operador recusou as credenciais (${http}).` };
+  if (status === 403) return { kind: "operator_auth", text: `Acesso negado no operador (${http}).` };
   if (status === 404) {
-    return { code: "network_error", text: `Endereço inexistente no operador (${http}); confira cloud.apiBaseUrl.` };
+    return { kind: "operator_auth", text: `Endereço inexistente no operador (${http}); confira cloud.apiBaseUrl.` };
   }
-  return { code: "network_rejected", text: `O operador recusou a requisição (${http}).` };
+  return { kind: "operator_refused", text: `O operador recusou a requisição (${http}).` };
 }
 
 function mappingOf(code: number): Mapping | undefined {
@@ -131,16 +136,19 @@ function mappingOf(code: number): Mapping | undefined {
 /** `err` as the spec's error, the operator's code and message in `details`. */
 export function apiErrorOfGraph(err: unknown, fieldHint?: string): ApiError {
   if (err instanceof ApiError) return err;
-  if (!(err instanceof GraphError)) return new ApiError("network_error", String((err as Error)?.message ?? err));
+  if (!(err instanceof GraphError)) return failure("operator_error", String((err as Error)?.message ?? err));
   if (err.transport) {
     return err.message === "timeout"
-      ? new ApiError("network_timeout")
-      : new ApiError("network_unavailable", "O operador não respondeu; tente de novo.", undefined, 5);
+      ? failure("network_timeout")
+      : failure("operator_unavailable", "O operador não respondeu; tente de novo.", { retryAfter: 5 });
   }
   if (err.code === null) {
     // Not the operator's error body: the HTTP status is all there is (kept as operatorStatus).
     const m = statusMapping(err.status);
-    return new ApiError(m.code, m.text, { operatorStatus: String(err.status) }, err.retryAfter ?? m.retryAfter);
+    return failure(m.kind, m.text, {
+      details: { operatorStatus: String(err.status) },
+      ...retryOf(err.retryAfter ?? m.retryAfter),
+    });
   }
   const m = mappingOf(err.code);
   const operator = {
@@ -148,18 +156,18 @@ export function apiErrorOfGraph(err: unknown, fieldHint?: string): ApiError {
     operatorMessage: err.details ? `${err.message} — ${err.details}` : err.message,
   };
   if (!m) {
-    const code: ErrorCode = err.status >= 500 ? "network_error" : "network_rejected";
-    return new ApiError(code, `O operador recusou: ${err.message}`, operator, err.status >= 500 ? 5 : undefined);
+    return failure(err.status >= 500 ? "operator_error" : "operator_refused", `O operador recusou: ${err.message}`, {
+      details: operator,
+    });
   }
   const field = m.field === "body" ? (fieldHint ?? "body") : m.field;
   const details = field ? { [field]: m.text, ...operator } : operator;
-  const message = m.field
-    ? m.code === "validation_error"
-      ? "Campos inválidos."
-      : `O operador recusou: ${m.text}.`
-    : m.text;
-  return new ApiError(m.code, message, details, err.retryAfter ?? m.retryAfter);
+  const message = m.field ? (m.kind === "validation" ? "Campos inválidos." : `O operador recusou: ${m.text}.`) : m.text;
+  return failure(m.kind, message, { details, ...retryOf(err.retryAfter ?? m.retryAfter) });
 }
+
+/** The operator's own Retry-After (or the code's) over the class's. */
+const retryOf = (seconds: number | undefined) => (seconds !== undefined ? { retryAfter: seconds } : {});
 
 /**
  * A failure worth trying again later (the operator unreachable, failing on its side, or rate

@@ -67,7 +67,7 @@ export class CloudLink {
           { op, code: err.code, status: err.status },
           "operator refused the credentials: instance FAILED",
         );
-        this.ctx.emit({ type: "status", status: "FAILED", reason: `operator_auth: ${err.message}` });
+        this.ctx.emit({ type: "status", status: "FAILED", cause: { reason: "operator_auth", detail: err.message } });
         throw new ApiError(
           "instance_not_connected",
           "O operador recusou as credenciais (token inválido ou expirado); a instância está FAILED.",

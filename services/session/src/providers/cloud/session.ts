@@ -7,6 +7,7 @@ import {
   type SendOptions,
   type SendResult,
   type SessionOpHandlers,
+  type StatusCause,
 } from "@gw/contracts";
 import type { Platform } from "@gw/platform";
 import { backoffMs } from "../backoff.ts";
@@ -74,7 +75,10 @@ class CloudSession implements ProviderSession {
     const creds = await this.platform.cloud.get(id);
     if (!this.wanted) return;
     if (!creds) {
-      return this.fail("missing_credentials: set `cloud` with PATCH /v1/admin/instances/{instanceId}");
+      return this.fail({
+        reason: "missing_credentials",
+        detail: "set `cloud` with PATCH /v1/admin/instances/{instanceId}",
+      });
     }
     try {
       const n = await this.link.graph.get<GraphPhoneNumber>(this.link.targetOf(creds), creds.phoneNumberId, {
@@ -90,28 +94,35 @@ class CloudSession implements ProviderSession {
       this.ctx.emit({ type: "status", status: "WORKING" });
     } catch (err) {
       if (!this.wanted) return;
-      if (isAuthFailure(err)) return this.fail(`operator_auth: ${err.message}`);
+      if (isAuthFailure(err)) return this.fail({ reason: "operator_auth", detail: err.message });
       if (err instanceof GraphError && !isTransient(err)) {
         const what = err.code === null ? `HTTP ${err.status}` : `código ${err.code}`;
-        return this.fail(`operator_refused: ${what}: ${err.message}`);
+        return this.fail({ reason: "operator_refused", detail: `${what}: ${err.message}` });
       }
       // Unreachable, failing on its side (5xx, a proxy's error page) or rate limiting: stay
       // STARTING and check again, as a lost connection would.
       this.ctx.log.warn({ err }, "operator unreachable or failing; checking again");
-      this.timer = setTimeout(
-        () => {
-          this.timer = null;
-          void this.check().catch((e) => this.ctx.log.error({ err: e }, "credentials check failed"));
+      const delay = backoffMs(this.attempt++);
+      this.ctx.emit({
+        type: "status",
+        status: "STARTING",
+        cause: {
+          reason: "operator_unavailable",
+          detail: (err as Error)?.message ?? String(err),
+          retryAt: Date.now() + delay,
         },
-        backoffMs(this.attempt++),
-      );
+      });
+      this.timer = setTimeout(() => {
+        this.timer = null;
+        void this.check().catch((e) => this.ctx.log.error({ err: e }, "credentials check failed"));
+      }, delay);
     }
   }
 
-  private fail(reason: string): void {
+  private fail(cause: StatusCause): void {
     this.wanted = false;
     this.link.close();
-    this.ctx.emit({ type: "status", status: "FAILED", reason });
+    this.ctx.emit({ type: "status", status: "FAILED", cause });
   }
 
   async stop(): Promise<void> {

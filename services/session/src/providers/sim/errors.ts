@@ -1,21 +1,22 @@
-import { ApiError, type ErrorCode } from "@gw/contracts";
+import { type ApiError, type FailureKind, failure } from "@gw/contracts";
 
-/** simnet error codes → the spec's. */
-const CODE: Record<string, ErrorCode> = {
-  too_many_attempts: "too_many_attempts",
-  not_pairing: "instance_not_connected",
-  not_open: "instance_not_connected",
-  invalid_passkey: "validation_error",
-  not_on_network: "network_rejected",
-  network_rejected: "network_rejected",
-  restricted: "network_rejected",
-  blocked: "network_rejected",
-  invalid_target: "network_rejected",
-  not_found: "network_rejected",
-  wrong_number: "network_rejected",
-  bad_request: "validation_error",
-  validation_error: "validation_error",
-  rate_overlimit: "network_error",
+/** simnet error codes → their class in the failure table (contracts failures.ts). */
+const KIND: Record<string, FailureKind> = {
+  too_many_attempts: "pairing_limited",
+  not_pairing: "not_connected",
+  // The connection simnet knows is not open yet: the instance is reconnecting.
+  not_open: "reconnecting",
+  invalid_passkey: "validation",
+  not_on_network: "network_refused",
+  network_rejected: "network_refused",
+  restricted: "network_refused",
+  blocked: "network_refused",
+  invalid_target: "network_refused",
+  not_found: "network_refused",
+  wrong_number: "network_refused",
+  bad_request: "validation",
+  validation_error: "validation",
+  rate_overlimit: "network_rate_limited",
 };
 
 /** The request field a refusal is about, by the operation and the content it carried. */
@@ -65,11 +66,10 @@ const TEXT: Record<string, [message: string, detail: string]> = {
 /** A simnet refusal as the spec's error; simnet's own (English) text goes to the logs only. */
 export function simError(op: string, args: unknown, code: string | undefined): ApiError {
   const c = code ?? "";
-  const spec = CODE[c] ?? "network_error";
+  const kind = KIND[c] ?? "network_error";
   const text = TEXT[c];
-  if (!text) return new ApiError(spec);
-  // Transient, like Baileys' `rate-overlimit` (baileys/errors.ts): no field is wrong; retry later.
-  if (c === "rate_overlimit") return new ApiError(spec, text[0], undefined, 5);
-  if (spec === "instance_not_connected" || spec === "too_many_attempts") return new ApiError(spec, text[0]);
-  return new ApiError(spec, text[0], { [fieldOf(op, args, c)]: text[1] });
+  if (!text) return failure(kind);
+  // No field is wrong in what is transient or about the instance itself.
+  const fieldless = kind !== "network_refused" && kind !== "validation";
+  return failure(kind, text[0], fieldless ? {} : { details: { [fieldOf(op, args, c)]: text[1] } });
 }

@@ -6,6 +6,7 @@ import {
   deviceStillLinked,
   type EventKind,
   type ExistsResult,
+  failure as failureOf,
   type OutboundContent,
   type PasskeyAssertion,
   type PasskeyChallenge,
@@ -14,7 +15,9 @@ import {
   type SendOptions,
   type SendResult,
   type SessionOpHandlers,
+  type StatusCause,
   type Timelock,
+  UNREACHABLE_RE,
 } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import WebSocket from "ws";
@@ -65,6 +68,8 @@ class SimSession implements ProviderSession {
   /** Bumped by every teardown: a connect that awaited across one gives up. */
   private generation = 0;
   private me: AccountInfo | null = null;
+  /** The reason of simnet's last `close` frame (before the socket closes). */
+  private closeReason: string | null = null;
   private readonly pending = new Map<
     string,
     { resolve(v: unknown): void; reject(e: Error): void; timer: NodeJS.Timeout; op: string; args: unknown }
@@ -126,7 +131,7 @@ class SimSession implements ProviderSession {
       const why = raw ? await unlinkOnNetwork(this.url, this.ctx, JSON.parse(raw), LOGOUT_TIMEOUT_MS) : null;
       if (why) {
         this.ctx.log.warn({ why }, "logout: the device could not be removed on the network; wiped here only");
-        this.ctx.emit({ type: "status", status: "STOPPED", reason: deviceStillLinked(why) });
+        this.ctx.emit({ type: "status", status: "STOPPED", cause: deviceStillLinked(why) });
       }
     }
     this.wanted = false;
@@ -160,7 +165,7 @@ class SimSession implements ProviderSession {
   }
 
   async account(): Promise<AccountInfo> {
-    if (!this.open) throw new ApiError("instance_not_connected");
+    if (!this.open) throw this.notOpen();
     return (await this.request("me", {})) as AccountInfo;
   }
 
@@ -268,8 +273,13 @@ class SimSession implements ProviderSession {
     // Stopped, or another connect started, while the credentials were read: this one is stale.
     if (!this.wanted || generation !== this.generation) return;
     const creds = raw ? (JSON.parse(raw) as Creds) : null;
-    const ws = new WebSocket(this.url, { handshakeTimeout: 5_000 });
+    // The instance in the URL: simnet can cut one instance off the network (its `unreachable` fault).
+    const ws = new WebSocket(`${this.url}?instance=${encodeURIComponent(this.ctx.instance.id)}`, {
+      handshakeTimeout: 5_000,
+    });
     this.ws = ws;
+    /** Why the socket failed before it closed: what the status's `detail` says. */
+    let failure: string | null = null;
     ws.on("open", () => {
       const { client } = this.ctx.instance.settings;
       ws.send(
@@ -293,16 +303,20 @@ class SimSession implements ProviderSession {
       }
       this.onFrame(frame).catch((err) => this.onError(err));
     });
-    ws.on("error", () => {}); // followed by close
+    ws.on("error", (err) => {
+      failure = err.message; // followed by close
+    });
     ws.on("close", () => {
       if (this.ws !== ws) return; // an old socket we already replaced
       this.ws = null;
-      this.failPending(new ApiError("network_unavailable", "Conexão com a rede perdida.", undefined, 1));
-      const wasOpen = this.open;
+      this.failPending(failureOf("connection_closed", "Conexão com a rede perdida."));
       this.open = false;
       if (!this.wanted) return;
-      if (wasOpen || this.qr) this.ctx.emit({ type: "status", status: "STARTING" });
-      this.scheduleReconnect(backoffMs(this.attempt++));
+      const delay = backoffMs(this.attempt++);
+      // Every try is written with its cause and next attempt (docs/lifecycle.md "Reasons").
+      this.ctx.emit({ type: "status", status: "STARTING", cause: closeCause(this.closeReason, failure, delay) });
+      this.closeReason = null;
+      this.scheduleReconnect(delay);
     });
   }
 
@@ -389,6 +403,7 @@ class SimSession implements ProviderSession {
   }
 
   private async onClose(reason: string): Promise<void> {
+    this.closeReason = reason;
     if (!this.wanted) return;
     if (reason === "logged_out" || reason === "bad_credentials") {
       this.wanted = false;
@@ -402,7 +417,7 @@ class SimSession implements ProviderSession {
       if (++this.replaced >= MAX_REPLACED) {
         this.wanted = false;
         this.teardown();
-        this.ctx.emit({ type: "status", status: "FAILED", reason: "replaced by another connection" });
+        this.ctx.emit({ type: "status", status: "FAILED", cause: { reason: "replaced_by_another_connection" } });
         return;
       }
       this.attempt = Math.max(this.attempt, 6);
@@ -410,7 +425,7 @@ class SimSession implements ProviderSession {
     if (reason === "qr_timeout") {
       this.wanted = false;
       this.teardown();
-      this.ctx.emit({ type: "status", status: "STOPPED", reason: "qr_expired" });
+      this.ctx.emit({ type: "status", status: "STOPPED", cause: { reason: "qr_expired" } });
     }
     // `outage` and others: the socket close that follows schedules the reconnection.
   }
@@ -461,10 +476,17 @@ class SimSession implements ProviderSession {
     }
   }
 
+  /** Not connected: reconnecting (transient, 503) while it is wanted, else stopped (422). */
+  private notOpen(): ApiError {
+    return this.wanted
+      ? failureOf("reconnecting", "A instância está reconectando à rede; tente de novo.")
+      : failureOf("not_connected", "A instância não está conectada à rede.");
+  }
+
   private request(op: string, args: unknown): Promise<unknown> {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN) {
-      return Promise.reject(new ApiError("instance_not_connected", "A instância não está conectada à rede."));
+      return Promise.reject(this.notOpen());
     }
     const id = randomUUID();
     return new Promise((resolve, reject) => {
@@ -476,4 +498,17 @@ class SimSession implements ProviderSession {
       ws.send(JSON.stringify({ type: "request", id, op, args }));
     });
   }
+}
+
+/**
+ * Why a connection ended, as the instance's reason (contracts status-reasons.ts): simnet's outage,
+ * a socket that failed before it opened (unreachable: reset, refused, not resolved), or a drop.
+ */
+function closeCause(closeReason: string | null, failure: string | null, delayMs: number): StatusCause {
+  const retryAt = Date.now() + delayMs;
+  if (closeReason === "outage" || /\b503\b/.test(failure ?? "")) {
+    return { reason: "network_unavailable", detail: failure ?? "the network is down (outage)", retryAt };
+  }
+  if (failure && UNREACHABLE_RE.test(failure)) return { reason: "network_unreachable", detail: failure, retryAt };
+  return { reason: "connection_lost", detail: failure ?? closeReason ?? "the connection closed", retryAt };
 }
