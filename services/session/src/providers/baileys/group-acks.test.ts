@@ -119,4 +119,25 @@ describe("Baileys message.ack.group", () => {
     await expect.poll(() => r.events.some((e) => e.type === "ack" && e.status === "read")).toBe(true);
     expect(acks(r.events)).toHaveLength(1);
   });
+
+  it("receipts Baileys folds into a message it still buffers (after a reconnect) are reported from the upsert", async () => {
+    const r = await h.open();
+    r.known.set(C_LID, C);
+    // As after a connect: events buffered until the offline backlog is in. Our send's echo and its
+    // participants' receipts arrive inside the window; the buffer merges them into one upsert.
+    r.sock.ev.buffer();
+    r.sock.ev.emit("messages.upsert", {
+      type: "append",
+      messages: [{ key: { remoteJid: GROUP, fromMe: true, id: MSG }, message: { conversation: "oi" }, status: 1 }],
+    });
+    r.sock.ws.emit("CB:receipt", receipt(`${B}@s.whatsapp.net`, 1700000300));
+    r.sock.ws.emit("CB:receipt", receipt(C_LID, 1700000301, "read"));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    r.sock.ev.flush();
+    await expect.poll(() => acks(r.events).length).toBe(2);
+    expect(acks(r.events).map((a) => [a.participant.id, a.status, a.timestamp])).toEqual([
+      [`${B}@c.us`, "delivered", 1700000300],
+      [`${C}@c.us`, "read", 1700000301],
+    ]);
+  });
 });

@@ -79,9 +79,19 @@ export const baileysGroupAcks: BaileysAreaModule = (area) => {
 
   // Like the session's acks, a retired socket's receipts are still reported: the server has had
   // them acknowledged and will not send them again.
+  const report = (sock: WASocket, updates: ReceiptUpdate[]) => {
+    chain = chain.then(() => onReceipts(sock, updates)).catch((err) => area.ctx.log.warn({ err }, "group receipt"));
+  };
   area.onSocket((sock) => {
-    sock.ev.on("message-receipt.update", (updates) => {
-      chain = chain.then(() => onReceipts(sock, updates)).catch((err) => area.ctx.log.warn({ err }, "group receipt"));
+    sock.ev.on("message-receipt.update", (updates) => report(sock, updates));
+    // While Baileys buffers events (up to 30 s after a connect, ~100 ms around each send), receipts
+    // of a message it still holds are folded into that message's `userReceipt` and never emitted
+    // on their own (event-buffer.js, `message-receipt.update`): read them from the upsert.
+    sock.ev.on("messages.upsert", ({ messages }) => {
+      const folded = messages.flatMap((m) =>
+        m.key?.fromMe && m.userReceipt?.length ? m.userReceipt.map((receipt) => ({ key: m.key, receipt })) : [],
+      );
+      if (folded.length) report(sock, folded);
     });
   });
   return {};

@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeHtml, firstLink, LinkPreviews, linkPreviewsFromEnv, parsePreview } from "./link-preview.ts";
+import { firstLink, LinkPreviews, linkPreviewsFromEnv } from "./link-preview.ts";
+import { decodeHtml, parsePreview } from "./link-preview-page.ts";
 
 /**
  * Our link previews (link-preview.ts) on their own: the link found in a text, what a page says of
