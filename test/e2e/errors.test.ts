@@ -323,10 +323,11 @@ describe("not_found (404)", () => {
       404,
       "not_found",
     );
+    // a known path's undeclared method: 405 with Allow (test/e2e/methods.test.ts)
     await expectError(
       await gw.request(`/v1/instances/${id}`, { method: "DELETE", headers: tokenHeaders(token) }),
-      404,
-      "not_found",
+      405,
+      "bad_request",
     );
   });
 

@@ -10,11 +10,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectJson, ROOT, TSX } from "../support/e2e-helpers.ts";
 import { startGateway, type TestGateway } from "../support/gateway.ts";
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema?: { $ref?: string } }> }> };
+type Response = {
+  $ref?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, { schema?: { $ref?: string } }>;
+};
+type Operation = { responses: Record<string, Response> };
 type Doc = {
   openapi: string;
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, any>; securitySchemes: Record<string, unknown> };
+  components: {
+    schemas: Record<string, any>;
+    securitySchemes: Record<string, unknown>;
+    responses?: Record<string, Response>;
+  };
 };
 
 const METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
@@ -213,6 +222,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
+/** A response, through its `$ref` to the shared ones (components.responses). */
+const resolved = (response: Response | undefined): Response | undefined =>
+  response?.$ref ? doc.components.responses?.[response.$ref.replace("#/components/responses/", "")] : response;
+
 const operations = () =>
   Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
@@ -263,7 +276,7 @@ describe("GET /v1/openapi.json", () => {
       const errors = Object.entries(op.responses).filter(([status]) => Number(status) >= 400);
       expect(errors.length, `${method} ${path}`).toBeGreaterThan(0);
       for (const [status, response] of errors) {
-        expect(response.content?.["application/json"]?.schema?.$ref, `${method} ${path} ${status}`).toBe(
+        expect(resolved(response)?.content?.["application/json"]?.schema?.$ref, `${method} ${path} ${status}`).toBe(
           "#/components/schemas/Error",
         );
       }
@@ -273,7 +286,7 @@ describe("GET /v1/openapi.json", () => {
   it("instance routes document the auth errors; 429 documents Retry-After", () => {
     const get = doc.paths["/instances/{instanceId}"]!.get!;
     expect(Object.keys(get.responses)).toEqual(expect.arrayContaining(["200", "401", "404", "429"]));
-    expect((get.responses["429"] as { headers?: Record<string, unknown> }).headers).toHaveProperty("Retry-After");
+    expect(resolved(get.responses["429"])?.headers).toHaveProperty("Retry-After");
     const patch = doc.paths["/instances/{instanceId}/settings"]!.patch!;
     expect(Object.keys(patch.responses)).toEqual(
       expect.arrayContaining(["200", "400", "401", "402", "409", "413", "422", "429"]),

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import type { QueueItem } from "@gw/contracts";
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { afterAll, beforeAll, expect, it, onTestFailed } from "vitest";
-import { freePort } from "../support/e2e-helpers.ts";
+import { freePort, instanceCaller, waitUntil } from "../support/e2e-helpers.ts";
 import { testEnv, uniquePrefix } from "../support/gateway.ts";
 import { type RoleProcess, spawnMultiProcessCluster, spawnRole } from "../support/processes.ts";
 import { scanShownQr } from "../support/qr.ts";
@@ -34,28 +34,10 @@ let inst = { id: "", token: "" };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function waitUntil<T>(read: () => Promise<T>, done: (v: T) => boolean, what: string, timeoutMs: number) {
-  const until = Date.now() + timeoutMs;
-  let last = await read();
-  while (!done(last)) {
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await sleep(250);
-    last = await read();
-  }
-  return last;
-}
-
-function call(path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) {
-  return fetch(`${cl.gateway.url}/v1/instances/${inst.id}${path}`, {
-    method: init.method ?? "GET",
-    headers: {
-      "x-instance-token": inst.token,
-      ...(init.json !== undefined ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
-  });
-}
+const call = instanceCaller(
+  () => cl.gateway.url,
+  () => inst,
+);
 
 async function instanceDoc(): Promise<{ connectionStatus: string; billingStatus: string }> {
   const res = await cl.admin("GET", `/v1/admin/instances/${inst.id}`);

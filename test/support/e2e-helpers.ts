@@ -186,3 +186,39 @@ export async function until<T>(
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/**
+ * Reads `read` until `done` holds of what it answered (polled every 250 ms), or fails naming
+ * `what` and the last answer after `timeoutMs`.
+ */
+export async function waitUntil<T>(
+  read: () => Promise<T>,
+  done: (v: T) => boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!done(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, 250));
+    last = await read();
+  }
+  return last;
+}
+
+/** A client of one instance's routes on a gateway: `call("/queue", {method, json, headers})`. */
+export function instanceCaller(gatewayUrl: () => string, instance: () => { id: string; token: string }) {
+  return (path: string, init: { method?: string; json?: unknown; headers?: Record<string, string> } = {}) => {
+    const { id, token } = instance();
+    return fetch(`${gatewayUrl()}/v1/instances/${id}${path}`, {
+      method: init.method ?? "GET",
+      headers: {
+        "x-instance-token": token,
+        ...(init.json !== undefined ? { "content-type": "application/json" } : {}),
+        ...init.headers,
+      },
+      body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+    });
+  };
+}

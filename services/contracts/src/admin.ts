@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { accountIdSchema, accountSchema } from "./account.ts";
 import { cloudCredentialsInput, cloudCredentialsPatch } from "./cloud.ts";
+import { emailSchema } from "./email.ts";
 import {
   billingStatusSchema,
   instanceIdSchema,
@@ -14,7 +15,7 @@ const isoInput = z.iso.datetime({ offset: true, message: "use data ISO 8601" });
 
 export const createAccountInput = z.object({
   name: z.string().trim().min(1, "informe o nome").max(200),
-  email: z.email("e-mail inválido").optional(),
+  email: emailSchema().optional(),
 });
 
 export const accountEnvelopeSchema = z.object({ account: accountSchema });

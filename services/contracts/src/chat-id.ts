@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
-import { ApiError } from "./errors.ts";
+import { invalid } from "./errors.ts";
 
 /**
  * Conversation ids of spec 1: digits with country and area code become `<digits>@c.us`;
@@ -64,12 +64,16 @@ export const chatIdSchema = documented(
 export const chatFields = {
   chatId: documented(
     z.string().max(200).optional(),
-    { pattern: DOC_PATTERNS.chat },
+    { pattern: DOC_PATTERNS.chatField },
     {
       description: "Number with country and area code, or a JID (`@c.us`, `@lid`, `@g.us`, `@newsletter`, `@bsuid`)",
     },
   ),
-  phone: documented(z.string().max(200).optional(), { pattern: DOC_PATTERNS.chat }, { description: "Alias of chatId" }),
+  phone: documented(
+    z.string().max(200).optional(),
+    { pattern: DOC_PATTERNS.chatField },
+    { description: "Alias of chatId" },
+  ),
 };
 
 /**
@@ -78,16 +82,20 @@ export const chatFields = {
  */
 export function chatOf(input: { chatId?: string | undefined; phone?: string | undefined }): string | null {
   // An empty chatId does not hide a given phone (its alias).
-  const raw = input.chatId?.trim() ? input.chatId : input.phone;
+  const chatGiven = Boolean(input.chatId?.trim());
+  const raw = chatGiven ? input.chatId : input.phone;
   if (raw === undefined || raw.trim() === "") return null;
   const id = normalizeChatId(raw);
-  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: chatIdMessage });
+  if (!id) throw invalid("chatId", chatIdMessage);
+  // The alias sent beside a chatId is validated too: a field that is sent is never ignored
+  // unread (schemathesis sent `phone: "\u0084"` beside a good chatId and got 200).
+  if (chatGiven && input.phone?.trim() && !normalizeChatId(input.phone)) throw invalid("phone", chatIdMessage);
   return id;
 }
 
 /** Like {@link chatOf}, but the chat is required: `details.chatId` "informe o chatId" when absent. */
 export function requireChat(input: { chatId?: string | undefined; phone?: string | undefined }): string {
   const id = chatOf(input);
-  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+  if (!id) throw invalid("chatId", "informe o chatId");
   return id;
 }

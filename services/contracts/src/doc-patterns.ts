@@ -26,10 +26,18 @@ export const DOC_PATTERNS = {
   person: alt(NUMBER, C_US, LID),
   /** Any conversation of spec 1. */
   chat: alt(NUMBER, C_US, LID, GROUP, NEWSLETTER, BSUID, "status@broadcast"),
+  /**
+   * The `chatId`/`phone` fields of a body: a chat, or empty (an empty field names nothing: the
+   * other one is taken, and a route that needs a chat answers 422 "informe o chatId" without one).
+   */
+  chatField: alt("", NUMBER, C_US, LID, GROUP, NEWSLETTER, BSUID, "status@broadcast"),
   /** A conversation with a person or a group. */
   personOrGroup: alt(NUMBER, C_US, LID, GROUP),
-  /** A conversation with a typing indicator: a person (an official gateway's business-scoped user too) or a group. */
-  typingChat: alt(NUMBER, C_US, LID, GROUP, BSUID),
+  /**
+   * The `chatId`/`phone` of `/typing/*`: a person (an official gateway's business-scoped user
+   * too) or a group, or empty (as `chatField`: an empty field names nothing).
+   */
+  typingChat: alt("", NUMBER, C_US, LID, GROUP, BSUID),
   /** A group: `<id>@g.us` or the bare id (a legacy group's `<creator's number>-<timestamp>` too). */
   group: alt("[0-9]{10,40}", "[0-9]{1,30}-[0-9]{1,20}", GROUP),
   /** A message id as the API gives it (spec 2.6), or the network's bare id. */

@@ -91,3 +91,16 @@ export class ApiError extends Error {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
 }
+
+/**
+ * `422 validation_error` naming the wrong field (spec 7: `details` maps the field to a text). The
+ * one way to say a request is invalid; `message` defaults to the code's generic one.
+ */
+export function invalid(field: string, text: string, message = "Campos inválidos."): ApiError {
+  return new ApiError("validation_error", message, { [field]: text });
+}
+
+/** {@link invalid} for several fields at once (or details built elsewhere, e.g. from a zod error). */
+export function invalidFields(details: Record<string, string> | undefined, message = "Campos inválidos."): ApiError {
+  return new ApiError("validation_error", message, details);
+}

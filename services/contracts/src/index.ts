@@ -18,6 +18,7 @@ export * from "./capabilities.ts";
 export * from "./chat-id.ts";
 export * from "./cloud.ts";
 export * from "./doc-patterns.ts";
+export * from "./email.ts";
 export * from "./errors.ts";
 export * from "./events.ts";
 export * from "./failures.ts";

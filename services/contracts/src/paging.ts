@@ -16,6 +16,17 @@ export const pageOffsetSchema = z.coerce
   .max(PAGE_OFFSET_MAX, `offset vai até ${PAGE_OFFSET_MAX}`)
   .default(0);
 
+/**
+ * `offset` of a paged list given in a JSON body: the same bounds, but a JSON number only (a
+ * query string's text is coerced; a body's `null`, `"5"` or `true` is refused).
+ */
+export const pageOffsetBodySchema = z
+  .number("offset deve ser um número inteiro")
+  .int("offset deve ser um número inteiro")
+  .min(0, "offset não pode ser negativo")
+  .max(PAGE_OFFSET_MAX, `offset vai até ${PAGE_OFFSET_MAX}`)
+  .default(0);
+
 /** An opaque-looking cursor that is an offset: digits, at most PAGE_OFFSET_MAX. */
 export const offsetCursorSchema = z
   .string()

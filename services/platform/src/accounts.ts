@@ -1,4 +1,4 @@
-import { type Account, ApiError } from "@gw/contracts";
+import { type Account, ApiError, invalid } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Entity } from "redis-om";
 import { newAccountId } from "./ids.ts";
@@ -93,9 +93,7 @@ export class AccountStore {
   async setRequireOnAllCalls(id: string, requireOnAllCalls: boolean): Promise<Account> {
     const account = await this.get(id);
     if (!account.clientToken.enabled) {
-      throw new ApiError("validation_error", "A conta não tem Client-Token.", {
-        requireOnAllCalls: "crie um Client-Token antes de exigi-lo",
-      });
+      throw invalid("requireOnAllCalls", "crie um Client-Token antes de exigi-lo", "A conta não tem Client-Token.");
     }
     await this.clientTokenChange(id, "require", requireOnAllCalls ? "1" : "0");
     return this.get(id);

@@ -1,4 +1,13 @@
-import { APP_CONFIGS, ApiError, type App, type AppKind, DEFAULT_NUMBER_RULES, type NumberRules } from "@gw/contracts";
+import {
+  APP_CONFIGS,
+  ApiError,
+  type App,
+  type AppKind,
+  DEFAULT_NUMBER_RULES,
+  invalid,
+  invalidFields,
+  type NumberRules,
+} from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { z } from "zod";
 import { randomBase32 } from "./ids.ts";
@@ -50,9 +59,7 @@ export class AppStore {
 
   async create(instanceId: string, input: { app: AppKind; config?: Record<string, unknown>; enabled: boolean }) {
     if (SINGLE.has(input.app) && (await this.list(instanceId)).some((a) => a.app === input.app)) {
-      throw new ApiError("validation_error", "Campos inválidos.", {
-        app: `a instância já tem um app ${input.app}; altere-o com PATCH`,
-      });
+      throw invalid("app", `a instância já tem um app ${input.app}; altere-o com PATCH`);
     }
     const now = new Date().toISOString();
     const app: App = {
@@ -120,11 +127,7 @@ function configOf(kind: AppKind, raw: Record<string, unknown> | undefined): Reco
     const details = Object.fromEntries(
       Object.entries(validationDetails(parsed.error)).map(([k, v]) => [`config.${k}`, v]),
     );
-    throw new ApiError(
-      "validation_error",
-      "Campos inválidos.",
-      Object.keys(details).length ? details : { config: "config inválida" },
-    );
+    throw invalidFields(Object.keys(details).length ? details : { config: "config inválida" });
   }
   return parsed.data as Record<string, unknown>;
 }

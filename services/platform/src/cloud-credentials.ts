@@ -1,11 +1,11 @@
 import { createHmac } from "node:crypto";
 import {
-  ApiError,
   type CloudCredentials,
   type CloudCredentialsInput,
   type CloudCredentialsPatch,
   type CloudPublic,
   DEFAULT_GRAPH_BASE_URL,
+  invalid,
 } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import type { Keys } from "./keys.ts";
@@ -72,9 +72,11 @@ export class CloudCredentialStore {
       (!input.accessToken && !current.accessToken) ||
       (!input.appSecret && !current.appSecret)
     ) {
-      throw new ApiError("validation_error", "Credenciais incompletas.", {
-        cloud: "informe cloud { phoneNumberId, wabaId, accessToken, appSecret }",
-      });
+      throw invalid(
+        "cloud",
+        "informe cloud { phoneNumberId, wabaId, accessToken, appSecret }",
+        "Credenciais incompletas.",
+      );
     }
     const fields: string[] = [
       "phoneNumberId",
@@ -104,9 +106,11 @@ export class CloudCredentialStore {
       ),
     );
     if (answer.startsWith("TAKEN:")) {
-      throw new ApiError("validation_error", "Este número do operador já pertence a outra instância.", {
-        "cloud.phoneNumberId": `já usado pela instância ${answer.slice(6)}`,
-      });
+      throw invalid(
+        "cloud.phoneNumberId",
+        `já usado pela instância ${answer.slice(6)}`,
+        "Este número do operador já pertence a outra instância.",
+      );
     }
     return next as CloudPublic;
   }

@@ -5,6 +5,7 @@ import {
   type CreateInstanceInput,
   DEFAULT_SETTINGS,
   type Instance,
+  invalid,
   type Provider,
   type SettingsPatch,
   type UpdateInstanceInput,
@@ -54,19 +55,21 @@ export class InstanceStore {
   async create(input: CreateInstanceInput): Promise<{ instance: Instance; token: string }> {
     const provider: Provider = input.provider ?? DEFAULT_PROVIDER[input.kind];
     if (!(PROVIDERS_OF_KIND[input.kind] as readonly Provider[]).includes(provider)) {
-      throw new ApiError("validation_error", "Provedor incompatível com o tipo de instância.", {
-        provider: `instâncias ${input.kind} aceitam: ${PROVIDERS_OF_KIND[input.kind].join(", ")}`,
-      });
+      throw invalid(
+        "provider",
+        `instâncias ${input.kind} aceitam: ${PROVIDERS_OF_KIND[input.kind].join(", ")}`,
+        "Provedor incompatível com o tipo de instância.",
+      );
     }
     if (provider === "sim" && !this.opts.simProviderEnabled) {
-      throw new ApiError("validation_error", "A rede simulada não está habilitada neste ambiente.", {
-        provider: "sim só é aceito onde a rede simulada roda (ENABLE_SIM_PROVIDER)",
-      });
+      throw invalid(
+        "provider",
+        "sim só é aceito onde a rede simulada roda (ENABLE_SIM_PROVIDER)",
+        "A rede simulada não está habilitada neste ambiente.",
+      );
     }
     if (input.cloud && input.kind !== "official") {
-      throw new ApiError("validation_error", "Campos inválidos.", {
-        cloud: "credenciais do operador só em instâncias official",
-      });
+      throw invalid("cloud", "credenciais do operador só em instâncias official");
     }
     const id = newInstanceId();
     // The operator's number first: one that another instance runs is refused before anything exists.
@@ -164,9 +167,7 @@ export class InstanceStore {
     if (input.name !== undefined) sets.push(["$.name", input.name]);
     if (input.cloud) {
       if (current.kind !== "official") {
-        throw new ApiError("validation_error", "Campos inválidos.", {
-          cloud: "credenciais do operador só em instâncias official",
-        });
+        throw invalid("cloud", "credenciais do operador só em instâncias official");
       }
       const cloud = await this.cloud.set(current.id, input.cloud);
       // Not XX: instances made before credentials existed have no `cloud` yet.

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalidFields } from "@gw/contracts";
 import { TRPCError } from "@trpc/server";
 import { type TRPC_ERROR_CODE_KEY, TRPC_ERROR_CODES_BY_KEY } from "@trpc/server/rpc";
 import { ZodError } from "zod";
@@ -30,7 +30,7 @@ export function apiErrorOf(err: unknown): ApiError | undefined {
   if (err instanceof TRPCError) {
     if (err.cause instanceof ApiError) return err.cause;
     if (err.code === "BAD_REQUEST" && err.cause instanceof ZodError) {
-      return new ApiError("validation_error", "Campos inválidos.", validationDetails(err.cause));
+      return invalidFields(validationDetails(err.cause));
     }
   }
   return unavailableError(err);

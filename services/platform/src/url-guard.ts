@@ -1,7 +1,7 @@
 import type { LookupAddress } from "node:dns";
 import { lookup as dnsLookup } from "node:dns/promises";
 import { isIP, isIPv4, isIPv6, type LookupFunction, type Socket } from "node:net";
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import { Agent, buildConnector, type Dispatcher, request } from "undici";
 
 /**
@@ -201,7 +201,7 @@ export function parseTargetUrl(raw: string, opts: GuardOptions): URL {
   try {
     url = new URL(raw);
   } catch {
-    throw new ApiError("validation_error", "URL inválida.", { [field]: "informe uma URL absoluta http ou https" });
+    throw invalid(field, "informe uma URL absoluta http ou https", "URL inválida.");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw refuse(

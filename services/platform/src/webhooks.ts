@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ApiError, WEBHOOK_FAILING_LIMIT_MS, WEBHOOKS_PER_INSTANCE, type Webhook } from "@gw/contracts";
+import { ApiError, invalid, WEBHOOK_FAILING_LIMIT_MS, WEBHOOKS_PER_INSTANCE, type Webhook } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { type Entity, Repository, Schema } from "redis-om";
 import { randomBase32 } from "./ids.ts";
@@ -80,9 +80,11 @@ export class WebhookStore {
     return this.withInstanceLock(instanceId, async () => {
       const existing = await this.repo.search().where("instanceId").equals(instanceId).return.count();
       if (existing >= WEBHOOKS_PER_INSTANCE) {
-        throw new ApiError("validation_error", `Limite de ${WEBHOOKS_PER_INSTANCE} webhooks por instância.`, {
-          webhooks: `no máximo ${WEBHOOKS_PER_INSTANCE} por instância`,
-        });
+        throw invalid(
+          "webhooks",
+          `no máximo ${WEBHOOKS_PER_INSTANCE} por instância`,
+          `Limite de ${WEBHOOKS_PER_INSTANCE} webhooks por instância.`,
+        );
       }
       const now = Date.now();
       const secret = newWebhookSecret();

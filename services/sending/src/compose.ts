@@ -1,9 +1,9 @@
 import {
-  ApiError,
   chatOf,
   type FileObject,
   formatMessageId,
   type Instance,
+  invalid,
   isMediaKind,
   mediaKindProblem,
   NETWORK_ID_RE,
@@ -42,9 +42,6 @@ export interface ComposeDeps {
   /** ffmpeg's limits (`convert: true`), the same for `/media/convert/*`. */
   convert?: ConvertOptions;
 }
-
-const invalid = (field: string, text: string) =>
-  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
 
 function mediaOf(file: LoadedFile): OutboundMedia {
   return {

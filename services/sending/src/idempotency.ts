@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import { base32Of, type Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
 
@@ -103,9 +103,7 @@ export class IdempotencyStore {
     fn: (run: { origin: string }) => Promise<Answer>,
   ): Promise<Answer & { replayed: boolean }> {
     if (!IDEMPOTENCY_KEY_RE.test(key)) {
-      throw new ApiError("validation_error", "Campos inválidos.", {
-        "Idempotency-Key": "de 1 a 255 caracteres ASCII visíveis",
-      });
+      throw invalid("Idempotency-Key", "de 1 a 255 caracteres ASCII visíveis");
     }
     const record = this.key(instanceId, key);
     const holder = randomUUID();
@@ -123,9 +121,7 @@ export class IdempotencyStore {
         holder,
       )) as string[];
       if (r[0] === "mismatch") {
-        throw new ApiError("validation_error", "Campos inválidos.", {
-          "Idempotency-Key": "chave já usada com outra requisição",
-        });
+        throw invalid("Idempotency-Key", "chave já usada com outra requisição");
       }
       if (r[0] === "done") return { status: Number(r[1]), body: JSON.parse(r[2]!), replayed: true };
       if (r[0] === "new") {

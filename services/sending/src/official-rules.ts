@@ -1,5 +1,5 @@
 import {
-  ApiError,
+  invalid,
   OFFICIAL_CAPTION_MAX,
   OFFICIAL_LIST_MAX_ROWS,
   OFFICIAL_LIST_MAX_SECTIONS,
@@ -19,9 +19,6 @@ export const OFFICIAL_STICKER_SIDE = 512;
  * "official gateway" notes and spec 8): text and caption length, list size, media types and sizes,
  * a sticker's 512x512.
  */
-
-const invalid = (field: string, text: string) =>
-  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
 
 type MediaRule = keyof typeof OFFICIAL_MEDIA_RULES;
 const RULE_OF_ROUTE: Partial<Record<SendRoute, MediaRule>> = {

@@ -2,6 +2,7 @@ import {
   ApiError,
   type FinalQueueStatus,
   type Instance,
+  invalid,
   type QueueItem,
   type QueueSettings,
   type QueueSettingsPatch,
@@ -128,9 +129,11 @@ export class SendQueue {
     const done = await this.store.finish(instance.id, queueId, "cancelled", { onlyFrom: "queued" });
     if (!done) {
       const now = await this.store.get(instance.id, queueId);
-      throw new ApiError("validation_error", "Só itens ainda na fila podem ser cancelados.", {
-        queueId: `o item está ${now?.status ?? item.status}`,
-      });
+      throw invalid(
+        "queueId",
+        `o item está ${now?.status ?? item.status}`,
+        "Só itens ainda na fila podem ser cancelados.",
+      );
     }
     await this.signal(instance.id, CANCEL_ITEMS_SIGNAL, [{ queueIds: [queueId] }]);
     const cancelled = (await this.store.get(instance.id, queueId))!;

@@ -3,6 +3,8 @@ import {
   ApiError,
   type Capping,
   type ExistsResult,
+  invalid,
+  invalidFields,
   isSessionOp,
   type OutboundContent,
   type PasskeyAssertion,
@@ -134,7 +136,7 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
         if (prior.fromMe && (options.derivedId || storedHash(prior) === contentHash(content))) {
           return { id: prior.id, chatId: prior.chatId, timestamp: prior.timestamp };
         }
-        throw new ApiError("validation_error", "Campos inválidos.", { id: "este id já foi usado por outra mensagem" });
+        throw invalid("id", "este id já foi usado por outra mensagem");
       }
     }
     const raw = await this.onNetwork(instanceId, held, () => held.session.send(chatId, content, options));
@@ -203,7 +205,7 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
       // The gateway validated the request; this guards the internal hop (another version, a tool).
       const parsed = SESSION_OPS[name].input.safeParse(input);
       if (!parsed.success) {
-        throw new ApiError("validation_error", "Campos inválidos.", validationDetails(parsed.error));
+        throw invalidFields(validationDetails(parsed.error));
       }
       return handler(parsed.data);
     });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Capability } from "../capabilities.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
+import { emailSchema } from "../email.ts";
 import { BASE64_PROBLEM, parseBase64Content } from "../file.ts";
 import { PICTURE_TYPES } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";
@@ -36,7 +37,7 @@ export const businessProfilePatch = z.object({
   about: z.string().min(1, "about: de 1 a 139 caracteres").max(139, "about: de 1 a 139 caracteres").optional(),
   address: z.string().max(256, "address: até 256 caracteres").optional(),
   description: z.string().max(512, "description: até 512 caracteres").optional(),
-  email: z.union([z.literal(""), z.email("e-mail inválido").max(128, "email: até 128 caracteres")]).optional(),
+  email: z.union([z.literal(""), emailSchema().max(128, "email: até 128 caracteres")]).optional(),
   vertical: z
     .string()
     .regex(/^[A-Z_]{2,40}$/, "vertical: um setor do operador em maiúsculas (ex.: RETAIL, EDU, OTHER)")

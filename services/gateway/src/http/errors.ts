@@ -1,6 +1,7 @@
 import { ApiError } from "@gw/contracts";
 import { apiErrorOf } from "@gw/platform";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { registerMethodNotAllowed } from "./methods.ts";
 
 export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
   if (err.retryAfter !== undefined) reply.header("retry-after", String(err.retryAfter));
@@ -28,7 +29,9 @@ export function toApiError(err: unknown, req: FastifyRequest): ApiError {
   return new ApiError("internal_error", undefined, { requestId: String(req.id) });
 }
 
+/** The error body for everything thrown; 405 for a known path's other methods; 404 for the rest. Before the routes. */
 export function registerErrorHandling(app: FastifyInstance): void {
+  registerMethodNotAllowed(app);
   app.setErrorHandler((err, req, reply) => sendError(reply, toApiError(err, req)));
   app.setNotFoundHandler((_req, reply) => sendError(reply, new ApiError("not_found", "Rota não encontrada.")));
 }

@@ -4,16 +4,18 @@ import {
   ApiError,
   DELIVERY_ID_RE,
   INSTANCE_ID_RE,
+  invalid,
   QUEUE_ID_RE,
   WEBHOOK_ID_RE,
 } from "@gw/contracts";
 import { type Config, compileProcedure, type Platform, secretMatches } from "@gw/platform";
-import type { Sending } from "@gw/sending";
+import { IDEMPOTENCY_KEY_RE, type Sending } from "@gw/sending";
 import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
 import type { Caller, Context } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
+import { registerShadowedMethods } from "./methods.ts";
 
 /** A procedure called directly with its context: what tRPC's server-side caller does, minus its proxy. */
 type ProcedureFn = (opts: {
@@ -52,6 +54,18 @@ export function restProcedures() {
       { path, meta, method: meta.openapi.method, url, type: def.type, call: procedure as unknown as ProcedureFn },
     ];
   });
+}
+
+/**
+ * `Idempotency-Key` as the document states it (1 to 255 visible ASCII characters): a header
+ * that is sent is a key, so an empty or malformed one is refused, never taken as absent.
+ */
+function checkIdempotencyKey(req: FastifyRequest): void {
+  const key = req.headers["idempotency-key"];
+  if (key === undefined) return;
+  if (typeof key !== "string" || !IDEMPOTENCY_KEY_RE.test(key)) {
+    throw invalid("Idempotency-Key", "de 1 a 255 caracteres ASCII visíveis");
+  }
 }
 
 function presentedToken(req: FastifyRequest): string | undefined {
@@ -103,7 +117,8 @@ export function registerRestRoutes(
   };
 
   app.decorateRequest("caller", null);
-  for (const { path, meta, method, url, call } of restProcedures()) {
+  const procedures = restProcedures();
+  for (const { path, meta, method, url, call } of procedures) {
     // Compiled once: the same middlewares, parsers and errors as tRPC's call, without its per-call spreads.
     const invoke = compileProcedure<Context>(call, path);
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
@@ -125,10 +140,12 @@ export function registerRestRoutes(
       },
       handler: async (req, reply) => {
         const params = req.params as Record<string, string>;
+        if (meta.queueable) checkIdempotencyKey(req);
         let input: Record<string, unknown>;
         if (hasBody) {
           const body = req.body;
-          if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) {
+          // A JSON `null` is no object either (an absent or empty body is `undefined`).
+          if (body !== undefined && (typeof body !== "object" || body === null || Array.isArray(body))) {
             throw new ApiError("bad_request", "O corpo deve ser um objeto JSON.");
           }
           // Some POST routes take query parameters too (spec 4.5 messages/read): the body wins.
@@ -152,4 +169,5 @@ export function registerRestRoutes(
       },
     });
   }
+  registerShadowedMethods(app, procedures);
 }

@@ -5,12 +5,16 @@
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument } from "./document.ts";
 import { type Schema, schemaChecker } from "./schema-check.ts";
+import { inlineShared } from "./share-components.ts";
 
 type Operation = {
   parameters?: { in: string; name: string; schema: Schema }[];
   requestBody?: { required?: boolean; content: Record<string, { schema: Schema }> };
 };
-const doc = buildOpenApiDocument("https://gateway.example.com") as unknown as {
+// The served document with its shared responses and parameters in place (share-components.ts);
+// its schemas' $refs are followed by the schema check.
+const served = buildOpenApiDocument("https://gateway.example.com") as { components?: { schemas?: object } };
+const doc = inlineShared(served, Object.keys(served.components?.schemas ?? {})) as unknown as {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema> };
 };

@@ -15,6 +15,7 @@ import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
 import type { Meta } from "../trpc/meta.ts";
 import { applyExamples, type ErrorContext, errorExamples, examplesOf, shareErrorExamples } from "./apply-examples.ts";
+import { shareComponents } from "./share-components.ts";
 
 type Operation = {
   responses: Record<string, unknown>;
@@ -69,7 +70,7 @@ const retryAfterHeader = {
  * parts it cannot know are set from our procedure meta — the spec's success status, every
  * error code a route can answer (with the one error body), and the auth schemes.
  */
-export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
+export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {}): OpenAPIObject {
   const doc = generateOpenApiDocument(appRouter, {
     title: "Messaging Gateway API",
     version: "1.0.0",
@@ -189,7 +190,9 @@ export function buildOpenApiDocument(publicBaseUrl: string): OpenAPIObject {
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
   shareErrorExamples(doc);
-  return openObjects(doc);
+  // What many operations repeat is kept once in `components` (share-components.ts); `share: false`
+  // gives the document with everything in place, which its test compares with.
+  return share ? shareComponents(openObjects(doc)) : openObjects(doc);
 }
 
 /**

@@ -8,6 +8,7 @@ import { restProcedures } from "../http/rest.ts";
 import { examplesOf, pathValues, procedureSchemas } from "./apply-examples.ts";
 import { buildOpenApiDocument } from "./document.ts";
 import { type Schema, schemaChecker } from "./schema-check.ts";
+import { inlineShared } from "./share-components.ts";
 
 type Named = { summary?: string; value?: unknown; $ref?: string };
 type Media = { schema: Schema; example?: unknown; examples?: Record<string, Named> };
@@ -18,7 +19,10 @@ type Operation = {
   "x-error-codes": ErrorCode[];
 };
 
-const doc = buildOpenApiDocument("https://gateway.example.com") as unknown as {
+// The served document with its shared responses and parameters in place (share-components.ts);
+// its schemas' $refs are followed by the schema check.
+const served = buildOpenApiDocument("https://gateway.example.com") as { components?: { schemas?: object } };
+const doc = inlineShared(served, Object.keys(served.components?.schemas ?? {})) as unknown as {
   paths: Record<string, Record<string, Operation>>;
   components: { schemas: Record<string, Schema>; examples: Record<string, Named> };
 };

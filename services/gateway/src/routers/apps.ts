@@ -1,4 +1,4 @@
-import { ApiError, appIdSchema, appSchema, createAppBody, updateAppBody } from "@gw/contracts";
+import { appIdSchema, appSchema, createAppBody, invalid, updateAppBody } from "@gw/contracts";
 import { z } from "zod";
 import { instanceProcedure, router } from "../trpc/init.ts";
 
@@ -34,9 +34,7 @@ export const appsRouter = router({
     .output(appSchema)
     .mutation(async ({ ctx, input: { instanceId, ...body } }) => {
       if (body.app === "calls" && ctx.instance.kind === "official") {
-        throw new ApiError("validation_error", "Campos inválidos.", {
-          app: "não há chamadas em instâncias do gateway oficial",
-        });
+        throw invalid("app", "não há chamadas em instâncias do gateway oficial");
       }
       return ctx.platform.apps.create(instanceId, body);
     }),

@@ -1,4 +1,4 @@
-import { ApiError, callIdSchema, normalizePersonId, rejectCallBody, successSchema } from "@gw/contracts";
+import { ApiError, callIdSchema, invalid, normalizePersonId, rejectCallBody, successSchema } from "@gw/contracts";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -21,8 +21,7 @@ export const callsRouter = router({
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
       const given = input.from ? normalizePersonId(input.from) : null;
-      if (input.from && !given)
-        throw new ApiError("validation_error", "Campos inválidos.", { from: "quem ligou: número ou id" });
+      if (input.from && !given) throw invalid("from", "quem ligou: número ou id");
       const from = given ?? (await ctx.platform.redis.get(ctx.platform.keys.call(ctx.instance.id, input.callId)));
       if (!from) throw new ApiError("not_found", "Chamada desconhecida (informe from, quem ligou).");
       return (await connectedOwner(ctx)).op(ctx.instance.id, "calls.reject", { callId: input.callId, from, by: "me" });

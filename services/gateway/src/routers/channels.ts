@@ -1,5 +1,4 @@
 import {
-  ApiError,
   CHANNEL_INVITE_BASE,
   type Channel,
   channelCategoryLookupSchema,
@@ -17,6 +16,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
+  invalid,
   isPictureType,
   type OutboundContent,
   type ProviderChannel,
@@ -112,9 +112,7 @@ async function present(ctx: Ctx, ch: ProviderChannel, withRole = true): Promise<
 async function channelOf(ctx: Ctx, owner: SessionApi, raw: string): Promise<ProviderChannel | string> {
   const ref = parseChannelRef(raw);
   if (!ref) {
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      channelId: "use <id>@newsletter, o código de convite ou o link do convite",
-    });
+    throw invalid("channelId", "use <id>@newsletter, o código de convite ou o link do convite");
   }
   if ("id" in ref) return ref.id;
   return owner.op(ctx.instance.id, "channels.get", { invite: ref.invite });
@@ -134,9 +132,7 @@ function offsetOf(cursor: string): number {
   if (cursor === "") return 0;
   const m = /^o(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
   if (!m) {
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      startCursor: 'cursor inválido: use "" ou o endCursor da página anterior',
-    });
+    throw invalid("startCursor", 'cursor inválido: use "" ou o endCursor da página anterior');
   }
   return Number(m[1]);
 }
@@ -267,9 +263,7 @@ export const channelsRouter = router({
       if (input.picture) {
         const file = await loadFile(input.picture, { ...ctx.sending.sender.composeDeps.media, field: "picture" });
         if (!isPictureType(file.mimetype)) {
-          throw new ApiError("validation_error", "Campos inválidos.", {
-            picture: `a imagem do canal deve ser JPEG ou PNG (recebido ${file.mimetype})`,
-          });
+          throw invalid("picture", `a imagem do canal deve ser JPEG ou PNG (recebido ${file.mimetype})`);
         }
         picture = { data: file.data.toString("base64"), mimetype: file.mimetype.toLowerCase() };
       }

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ApiError, CHAT_REQUIRED, DOC_PATTERNS, documented, requireChat, successSchema } from "@gw/contracts";
+import { CHAT_REQUIRED, DOC_PATTERNS, documented, invalid, requireChat, successSchema } from "@gw/contracts";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import { instanceProcedure, router } from "../trpc/init.ts";
@@ -15,9 +15,10 @@ const typingInput = z.object({
 function typingChat(input: z.infer<typeof typingInput>): string {
   const chatId = requireChat(input);
   if (/@(newsletter|broadcast)$/.test(chatId)) {
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      chatId: "o indicador de digitação só existe em conversas com pessoas e grupos (não em canais nem em status)",
-    });
+    throw invalid(
+      "chatId",
+      "o indicador de digitação só existe em conversas com pessoas e grupos (não em canais nem em status)",
+    );
   }
   return chatId;
 }

@@ -8,8 +8,10 @@ import {
   documented,
   type ErrorCode,
   type Instance,
+  invalid,
   NETWORK_ID_RE,
   normalizeChatId,
+  pageOffsetBodySchema,
   pageOffsetSchema,
   parseMessageId,
   successSchema,
@@ -51,6 +53,14 @@ const int = (name: string, min: number, max: number) =>
 
 const offset = pageOffsetSchema;
 
+/** An integer of a JSON body: a JSON number only (no coercion of `null`, text or booleans). */
+const bodyInt = (name: string, min: number, max: number) =>
+  z
+    .number(`${name} deve ser um número inteiro`)
+    .int(`${name} deve ser um número inteiro`)
+    .min(min, `${name} vai de ${min} a ${max}`)
+    .max(max, `${name} vai de ${min} a ${max}`);
+
 const sortOrder = z
   .enum(["desc", "asc", "descending", "ascending", "DESC", "ASC"], "sortOrder: desc ou asc")
   .transform((v): "asc" | "desc" => (v.toLowerCase().startsWith("asc") ? "asc" : "desc"));
@@ -74,7 +84,7 @@ function chatIds(raw: string[] | undefined, field: string): string[] | undefined
   if (raw === undefined) return undefined;
   return raw.map((value) => {
     const id = normalizeChatId(value);
-    if (!id) throw new ApiError("validation_error", "Campos inválidos.", { [field]: `chatId inválido: ${value}` });
+    if (!id) throw invalid(field, `chatId inválido: ${value}`);
     return id;
   });
 }
@@ -123,15 +133,13 @@ async function ownMessage(ctx: WithInstance, chatId: string, messageId: string, 
   const ref = parseMessageId(messageId);
   const networkId = ref?.id ?? messageId;
   if (!NETWORK_ID_RE.test(networkId)) {
-    throw new ApiError("validation_error", "Campos inválidos.", { messageId: "id de mensagem inválido" });
+    throw invalid("messageId", "id de mensagem inválido");
   }
   const stored = await ctx.platform.readModel.getDoc(ctx.instance, chatId, messageId);
   const fromMe = ref?.fromMe ?? stored?.fromMe;
   if (fromMe === undefined) throw new ApiError("not_found", "Mensagem não encontrada.");
   if (!fromMe) {
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      messageId: `só mensagens enviadas por esta instância podem ser ${what}`,
-    });
+    throw invalid("messageId", `só mensagens enviadas por esta instância podem ser ${what}`);
   }
   return networkId;
 }
@@ -205,8 +213,8 @@ export const chatsRouter = router({
     .input(
       z.object({
         pagination: z.object({
-          limit: int("limit", 1, CHATS_PAGE_MAX).default(CHATS_PAGE_DEFAULT),
-          offset,
+          limit: bodyInt("limit", 1, CHATS_PAGE_MAX).default(CHATS_PAGE_DEFAULT),
+          offset: pageOffsetBodySchema,
           merge: z.boolean("merge: use true ou false").optional(),
         }),
         filter: z
@@ -288,9 +296,7 @@ export const chatsRouter = router({
       if (input["filter.ack"] !== undefined) {
         const ack = parseAck(input["filter.ack"]);
         if (ack === null) {
-          throw new ApiError("validation_error", "Campos inválidos.", {
-            "filter.ack": "use ERROR, PENDING, SERVER, DEVICE, READ ou PLAYED",
-          });
+          throw invalid("filter.ack", "use ERROR, PENDING, SERVER, DEVICE, READ ou PLAYED");
         }
         q.ack = ack;
       }

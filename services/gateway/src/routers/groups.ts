@@ -1,5 +1,4 @@
 import {
-  ApiError,
   addParticipantsBody,
   createGroupBody,
   type ErrorCode,
@@ -10,6 +9,7 @@ import {
   groupSettingsPatch,
   groupSettingsSchema,
   type Instance,
+  invalid,
   inviteCodeSchema,
   invitePreviewSchema,
   inviteSchema,
@@ -72,9 +72,7 @@ async function pictureOf(ctx: Ctx, file: z.infer<typeof fileSchema>, field: stri
     timeoutMs: config.MEDIA_FETCH_TIMEOUT_MS,
   });
   if (!isPictureType(loaded.mimetype)) {
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      [field]: `a imagem deve ser JPG ou PNG (recebido ${loaded.mimetype})`,
-    });
+    throw invalid(field, `a imagem deve ser JPG ou PNG (recebido ${loaded.mimetype})`);
   }
   return { data: loaded.data.toString("base64"), mimetype: loaded.mimetype };
 }

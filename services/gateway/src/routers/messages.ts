@@ -1,11 +1,11 @@
 import {
-  ApiError,
   CHAT_REQUIRED,
   chatOf,
   convertRulesOf,
   type ErrorCode,
   formatMessageId,
   type Instance,
+  invalid,
   normalizePersonId,
   parseMessageId,
   queueItemSchema,
@@ -86,13 +86,11 @@ function queueWanted(ctx: Connected, body: { delayMessage?: number; delayTyping?
   if (raw === undefined || raw === "") return delays ? true : null;
   const v = raw.trim().toLowerCase();
   if (v !== "true" && v !== "false") {
-    throw new ApiError("validation_error", "Campos inválidos.", { "X-Queue": "use true ou false" });
+    throw invalid("X-Queue", "use true ou false");
   }
   if (v === "false" && delays) {
     const field = body.delayMessage !== undefined ? "delayMessage" : "delayTyping";
-    throw new ApiError("validation_error", "Campos inválidos.", {
-      [field]: "não combina com X-Queue: false (envio imediato)",
-    });
+    throw invalid(field, "não combina com X-Queue: false (envio imediato)");
   }
   return v === "true";
 }
@@ -104,7 +102,7 @@ async function queuedChat(ctx: Connected, req: SendRequest): Promise<string> {
     if (given) return given;
     const poll = await resolveRef(ctx.instance.id, req.body.pollMessageId, "pollMessageId", ctx.platform.messages);
     if (!poll.chatId) {
-      throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+      throw invalid("chatId", "informe o chatId");
     }
     return poll.chatId;
   }
@@ -239,13 +237,13 @@ export const messagesRouter = router({
       // this instance has not stored (spec 4.4), as the full id's `_participant` part would.
       const participant = input.participant === undefined ? undefined : normalizePersonId(input.participant);
       if (participant === null) {
-        throw new ApiError("validation_error", "Campos inválidos.", { participant: "participante inválido" });
+        throw invalid("participant", "participante inválido");
       }
       const byChat = new Map<string, string[]>();
       for (const [value, field] of ids) {
         const ref = await resolveRef(ctx.instance.id, value, field, ctx.platform.messages);
         const chatId = ref.chatId ?? given;
-        if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+        if (!chatId) throw invalid("chatId", "informe o chatId");
         const id =
           ref.apiId ?? (participant ? formatMessageId({ fromMe: false, chatId, id: ref.id, participant }) : ref.id);
         byChat.set(chatId, [...(byChat.get(chatId) ?? []), id]);
@@ -297,7 +295,7 @@ export const messagesRouter = router({
       const run = async (attempt?: { origin: string }) => {
         const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
         const chatId = ref.chatId ?? chatOf(input);
-        if (!chatId) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "informe o chatId" });
+        if (!chatId) throw invalid("chatId", "informe o chatId");
         const owner = await connectedOwner(ctx);
         const refund = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
         try {

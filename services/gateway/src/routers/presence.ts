@@ -6,6 +6,7 @@ import {
   DOC_PATTERNS,
   documented,
   type ErrorCode,
+  invalid,
   normalizeChatId,
   PRESENCE_TO_NETWORK,
   PRESENCE_VALUES,
@@ -51,7 +52,7 @@ const CHAT_MESSAGE = "use um contato (número, @c.us, @lid) ou um grupo (@g.us)"
 function presenceChat(raw: string | null): string | null {
   if (raw === null) return null;
   if (/@(c\.us|lid|g\.us)$/.test(raw)) return raw;
-  throw new ApiError("validation_error", "Campos inválidos.", { chatId: CHAT_MESSAGE });
+  throw invalid("chatId", CHAT_MESSAGE);
 }
 
 const chatPath = z.object({
@@ -64,7 +65,7 @@ const chatPath = z.object({
 
 function pathChat(raw: string): string {
   const id = normalizeChatId(raw);
-  if (!id) throw new ApiError("validation_error", "Campos inválidos.", { chatId: CHAT_MESSAGE });
+  if (!id) throw invalid("chatId", CHAT_MESSAGE);
   return presenceChat(id)!;
 }
 
@@ -117,9 +118,7 @@ export const presenceRouter = router({
       const perChat = CHAT_PRESENCES.has(input.presence);
       const given = presenceChat(chatOf(input));
       if (perChat && !given) {
-        throw new ApiError("validation_error", "Campos inválidos.", {
-          chatId: `informe o chatId: ${input.presence} acontece numa conversa`,
-        });
+        throw invalid("chatId", `informe o chatId: ${input.presence} acontece numa conversa`);
       }
       const owner = await connectedOwner(ctx);
       const chatId = perChat && given ? await networkChat(owner, ctx.instance.id, given) : undefined;

@@ -1,6 +1,6 @@
 import {
-  ApiError,
   type ErrorCode,
+  invalid,
   isPictureType,
   PROFILE_PICTURE_MAX_BYTES,
   profileNameBody,
@@ -49,8 +49,7 @@ async function forgetOwnPicture(ctx: Ctx): Promise<void> {
   if (instance.phone) await platform.redis.del(platform.keys.avatar(instance.id, `${instance.phone}@c.us`));
 }
 
-const pictureError = (detail: string) =>
-  new ApiError("validation_error", "A foto do perfil deve ser JPEG ou PNG.", { file: detail });
+const pictureError = (detail: string) => invalid("file", detail, "A foto do perfil deve ser JPEG ou PNG.");
 
 /** Spec 4.3: the connected account's profile, standard instances (the capability table answers the 501s). */
 export const profileRouter = router({
@@ -109,9 +108,11 @@ export const profileRouter = router({
       const media = ctx.sending.sender.composeDeps.media;
       const declared = input.file.mimetype?.split(";")[0]?.trim().toLowerCase();
       if (declared && !isPictureType(declared)) {
-        throw new ApiError("validation_error", "A foto do perfil deve ser JPEG ou PNG.", {
-          "file.mimetype": `use image/jpeg ou image/png (recebido ${declared})`,
-        });
+        throw invalid(
+          "file.mimetype",
+          `use image/jpeg ou image/png (recebido ${declared})`,
+          "A foto do perfil deve ser JPEG ou PNG.",
+        );
       }
       const owner = await connectedOwner(ctx);
       const file = await loadFile(input.file, {

@@ -1,6 +1,7 @@
 import {
   ApiError,
   FINAL_QUEUE_STATUSES,
+  invalid,
   QUEUE_ID_RE,
   QUEUE_PAGE_DEFAULT,
   QUEUE_PAGE_MAX,
@@ -110,9 +111,10 @@ export const queueRouter = router({
         const min = patch.delayMin ?? current.delayMin;
         const max = patch.delayMax ?? current.delayMax;
         if (min > max) {
-          throw new ApiError("validation_error", "Campos inválidos.", {
-            [patch.delayMin !== undefined ? "delayMin" : "delayMax"]: `delayMin (${min}) maior que delayMax (${max})`,
-          });
+          throw invalid(
+            patch.delayMin !== undefined ? "delayMin" : "delayMax",
+            `delayMin (${min}) maior que delayMax (${max})`,
+          );
         }
       }
       return ctx.sending.queue.updateSettings(ctx.instance.id, patch);

@@ -5,6 +5,7 @@ import {
   type ErrorCode,
   formatMessageId,
   type Instance,
+  invalid,
   mediaKindProblem,
   type OutboundContent,
   type OutboundMedia,
@@ -36,9 +37,6 @@ const AUDIENCE_DOC =
   "`contacts`: who sees it (numbers or `@c.us`/`@lid` ids); absent, the instance's one-to-one chats as " +
   "stored (`settings.storage.chats`), else 422. The post is announced as `message.any` with `chatId` " +
   "`status@broadcast` (silenced by `settings.ignore.status`).";
-
-const invalid = (field: string, text: string) =>
-  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
 
 // --- the audience --------------------------------------------------------------------------------
 

@@ -221,6 +221,8 @@ export const eventsRouter = router({
         kind: documented(
           z
             .string()
+            // `kind=` names no kind: refused, not taken as every kind (the document's pattern)
+            .min(1, "kind: um tipo de evento ou vários separados por vírgula")
             .optional()
             .transform((s) => (s ? s.split(",").map((k) => k.trim()) : undefined))
             .pipe(z.array(eventKindSchema).optional()),

@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiError } from "@gw/contracts";
+import { type ApiError, invalid } from "@gw/contracts";
 import type { LoadedFile } from "./load.ts";
 
 /**
@@ -84,9 +84,7 @@ async function withSlot<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 function conversionFailed(field: string, reason: string): ApiError {
-  return new ApiError("validation_error", "Não foi possível converter o arquivo.", {
-    [field]: `não foi possível converter o arquivo: ${reason}`,
-  });
+  return invalid(field, `não foi possível converter o arquivo: ${reason}`, "Não foi possível converter o arquivo.");
 }
 
 /** ffmpeg's complaint (from `-loglevel error` output) in the caller's terms. */

@@ -1,4 +1,4 @@
-import { ApiError, BASE64_PROBLEM, parseBase64Content } from "@gw/contracts";
+import { ApiError, BASE64_PROBLEM, invalid, parseBase64Content } from "@gw/contracts";
 import { guardedDispatcher, guardedRequest, type HostLookup } from "@gw/platform/url-guard";
 import type { Agent, Dispatcher } from "undici";
 import { SNIFF_BYTES, sniffMimetype } from "./sniff.ts";
@@ -52,9 +52,7 @@ const OCTET_STREAM = "application/octet-stream";
 export async function loadFile(file: FileInput, opts: LoadOptions): Promise<LoadedFile> {
   if (file.data !== undefined) return decodeData(file, opts);
   if (file.url !== undefined) return download(file, opts);
-  throw new ApiError("validation_error", "Arquivo ausente.", {
-    [opts.field]: `informe ${opts.field}.url ou ${opts.field}.data`,
-  });
+  throw invalid(opts.field, `informe ${opts.field}.url ou ${opts.field}.data`, "Arquivo ausente.");
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -102,9 +100,7 @@ function callerMimetype(file: FileInput, field: string): string | undefined {
   if (file.mimetype === undefined || file.mimetype.trim() === "") return undefined;
   const normalized = normalizeMimetype(file.mimetype);
   if (!normalized) {
-    throw new ApiError("validation_error", "Mimetype inválido.", {
-      [`${field}.mimetype`]: "use o formato tipo/subtipo, por exemplo image/jpeg",
-    });
+    throw invalid(`${field}.mimetype`, "use o formato tipo/subtipo, por exemplo image/jpeg", "Mimetype inválido.");
   }
   return normalized;
 }
@@ -126,7 +122,7 @@ function decodeData(file: FileInput, opts: LoadOptions): LoadedFile {
   const content = parseBase64Content(file.data ?? "");
   if (!content.ok) {
     const summary = content.reason === "empty" ? "Arquivo vazio." : "Arquivo em base64 inválido.";
-    throw new ApiError("validation_error", summary, { [key]: BASE64_PROBLEM[content.reason] });
+    throw invalid(key, BASE64_PROBLEM[content.reason], summary);
   }
   const text = content.base64;
   const urlMimetype = content.urlType ? normalizeMimetype(content.urlType) : undefined;
@@ -136,9 +132,11 @@ function decodeData(file: FileInput, opts: LoadOptions): LoadedFile {
 
   const mimetype = callerMimetype(file, opts.field) ?? urlMimetype;
   if (!mimetype) {
-    throw new ApiError("validation_error", "Mimetype obrigatório.", {
-      [`${opts.field}.mimetype`]: "obrigatório quando o arquivo vai em data (base64)",
-    });
+    throw invalid(
+      `${opts.field}.mimetype`,
+      "obrigatório quando o arquivo vai em data (base64)",
+      "Mimetype obrigatório.",
+    );
   }
   const filename = file.filename !== undefined ? sanitizeFilename(file.filename) : undefined;
   return { data: Buffer.from(text, "base64"), mimetype, ...(filename ? { filename } : {}) };
@@ -172,7 +170,7 @@ function header(headers: Dispatcher.ResponseData["headers"], name: string): stri
 }
 
 function fetchFailed(key: string, reason: string): ApiError {
-  return new ApiError("validation_error", "Não foi possível baixar o arquivo.", { [key]: reason });
+  return invalid(key, reason, "Não foi possível baixar o arquivo.");
 }
 
 async function download(file: FileInput, opts: LoadOptions): Promise<LoadedFile> {

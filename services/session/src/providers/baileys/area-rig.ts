@@ -50,6 +50,29 @@ export interface AreaHarness {
   close(): Promise<void>;
 }
 
+/**
+ * The stanzas of the frames a socket sent before its noise handshake completed (they travel
+ * unencrypted): each frame's 3-byte length-prefixed nodes, decoded, those of the tags given.
+ */
+export async function decodeSentFrames(frames: readonly Buffer[], tags: readonly string[]): Promise<BinaryNode[]> {
+  const out: BinaryNode[] = [];
+  for (const frame of frames) {
+    let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
+    while (buf.length >= 3) {
+      const len = (buf[0]! << 16) | (buf[1]! << 8) | buf[2]!;
+      const data = buf.subarray(3, 3 + len);
+      buf = buf.subarray(3 + len);
+      try {
+        const node = await decodeBinaryNode(data);
+        if (tags.includes(node.tag)) out.push(node);
+      } catch {
+        // the handshake's ClientHello
+      }
+    }
+  }
+  return out;
+}
+
 export async function areaHarness(): Promise<AreaHarness> {
   const h: RedisHarness = await redisHarness();
   const wss = new WebSocketServer({ host: "127.0.0.1", port: 0 });
@@ -60,24 +83,7 @@ export async function areaHarness(): Promise<AreaHarness> {
   const cleanups: (() => Promise<void>)[] = [];
   const answered = new Set<string>();
 
-  const sentNodes = async (tags = ["iq", "message", "call"]): Promise<BinaryNode[]> => {
-    const out: BinaryNode[] = [];
-    for (const frame of frames) {
-      let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
-      while (buf.length >= 3) {
-        const len = (buf[0]! << 16) | (buf[1]! << 8) | buf[2]!;
-        const data = buf.subarray(3, 3 + len);
-        buf = buf.subarray(3 + len);
-        try {
-          const node = await decodeBinaryNode(data);
-          if (tags.includes(node.tag)) out.push(node);
-        } catch {
-          // the handshake's ClientHello
-        }
-      }
-    }
-    return out;
-  };
+  const sentNodes = (tags = ["iq", "message", "call"]) => decodeSentFrames(frames, tags);
 
   return {
     sentNodes,

@@ -1,4 +1,4 @@
-import { type AddressBookEntry, ApiError, type ContactFacts } from "@gw/contracts";
+import { type AddressBookEntry, ApiError, type ContactFacts, invalid } from "@gw/contracts";
 import { type Contact, isLidUser, isPnUser, jidNormalizedUser, type WASocket } from "@whiskeysockets/baileys";
 import { addressBookWriter } from "../address-book.ts";
 import type { BaileysAreaModule } from "./areas.ts";
@@ -129,7 +129,7 @@ export const baileysContacts: BaileysAreaModule = (area) => {
   /** A person's JIDs from the API's id; a lid the instance never met is unknown (`404`). */
   async function person(sock: WASocket, contactId: string): Promise<Jids> {
     const jid = toUserJid(contactId);
-    if (!jid) throw new ApiError("validation_error", "Campos inválidos.", { contactId: "contato inválido" });
+    if (!jid) throw invalid("contactId", "contato inválido");
     const found = await jidsOf(sock, { id: jid });
     if (!found.pn && found.lid && !pushNames.get(found.lid) && !(await book.get(toChatId(found.lid)))) {
       throw new ApiError("not_found", "Contato desconhecido: esta instância não conhece este id de privacidade.");

@@ -1,4 +1,4 @@
-import { ApiError, type GroupMeta, type GroupParticipant, type ParticipantResult } from "@gw/contracts";
+import { ApiError, type GroupMeta, type GroupParticipant, invalid, type ParticipantResult } from "@gw/contracts";
 import {
   type BaileysEventMap,
   type GroupParticipant as BaileysParticipant,
@@ -89,8 +89,7 @@ export async function groupMetaOf(area: BaileysArea, g: GroupMetadata): Promise<
 const jidsOf = (ids: string[]) =>
   ids.map((id) => {
     const jid = toUserJid(id);
-    if (!jid)
-      throw new ApiError("validation_error", "Campos inválidos.", { participants: `participante inválido: ${id}` });
+    if (!jid) throw invalid("participants", `participante inválido: ${id}`);
     return jid;
   });
 

@@ -2,7 +2,6 @@ import type { AddressInfo } from "node:net";
 import { type AuthStateStore, createLogger } from "@gw/platform";
 import {
   type BinaryNode,
-  decodeBinaryNode,
   getBinaryNodeChild,
   makeWASocket,
   proto,
@@ -12,6 +11,7 @@ import {
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { WebSocketServer } from "ws";
 import type { ProviderEvent, ProviderSession } from "../contract.ts";
+import { decodeSentFrames } from "./area-rig.ts";
 import { useRedisAuthState } from "./auth-state.ts";
 import { PAIRED_ME } from "./paired-rig.ts";
 import { createBaileysSession } from "./session.ts";
@@ -47,24 +47,7 @@ afterAll(async () => {
 });
 
 /** The `iq` stanzas the sockets sent (the handshake's ClientHello is not one). */
-async function sentIqs(): Promise<BinaryNode[]> {
-  const out: BinaryNode[] = [];
-  for (const frame of frames) {
-    let buf = frame.subarray(0, 2).toString("latin1") === "WA" ? frame.subarray(4) : frame;
-    while (buf.length >= 3) {
-      const len = (buf[0]! << 16) | (buf[1]! << 8) | buf[2]!;
-      const data = buf.subarray(3, 3 + len);
-      buf = buf.subarray(3 + len);
-      try {
-        const node = await decodeBinaryNode(data);
-        if (node.tag === "iq") out.push(node);
-      } catch {
-        // the handshake's ClientHello
-      }
-    }
-  }
-  return out;
-}
+const sentIqs = () => decodeSentFrames(frames, ["iq"]);
 
 const removeCompanion = (n: BinaryNode) => getBinaryNodeChild(n, "remove-companion-device");
 

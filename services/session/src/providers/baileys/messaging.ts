@@ -1,6 +1,7 @@
 import {
   ApiError,
   type ExistsResult,
+  invalid,
   type OutboundContent,
   type PresenceState,
   type SendOptions,
@@ -94,14 +95,12 @@ export class BaileysMessaging {
     votes: string[],
     options: SendOptions,
   ): Promise<SendResult> {
-    if (!toJid(chatId)) throw new ApiError("validation_error", "Campos inválidos.", { chatId: "chatId inválido" });
+    if (!toJid(chatId)) throw invalid("chatId", "chatId inválido");
     const dest = await this.deps.addressing.destination(chatId.trim());
     const jid = toJid(dest)!;
     const poll = await this.deps.loadMessage({ remoteJid: jid, id: parseMessageId(pollId)?.id ?? pollId });
     if (!poll) {
-      throw new ApiError("validation_error", "Campos inválidos.", {
-        pollMessageId: "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)",
-      });
+      throw invalid("pollMessageId", "enquete desconhecida (só as enviadas ou recebidas nos últimos 7 dias)");
     }
     const me = sock.authState.creds.me ?? {};
     const message = buildPollVote(poll, votes, voteIdentity(me, jid, this.deps.groups.addressingMode(jid)));
@@ -142,9 +141,11 @@ export class BaileysMessaging {
     const raw = phone.trim();
     const digits = (raw.split("@")[0] ?? "").replace(/\D/g, "");
     if (/@lid$/.test(raw) || !/^\d{8,15}$/.test(digits)) {
-      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
-        phone: "informe o número no formato internacional, só dígitos",
-      });
+      throw invalid(
+        "phone",
+        "informe o número no formato internacional, só dígitos",
+        "Informe o número no formato internacional, só dígitos.",
+      );
     }
     return this.deps.call("checkExists", async () => {
       let jid = await registeredJid(sock, digits);
@@ -169,13 +170,15 @@ export class BaileysMessaging {
         continue;
       }
       if (!isBareMessageId(value)) {
-        throw new ApiError("validation_error", "Id de mensagem inválido.", { messageIds: "id de mensagem inválido" });
+        throw invalid("messageIds", "id de mensagem inválido", "Id de mensagem inválido.");
       }
       if (isJidGroup(jid)) {
         // A group receipt names the sender; a bare id does not say who it was.
-        throw new ApiError("validation_error", "Em grupos, use o id completo da mensagem (com o participante).", {
-          messageIds: "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
-        });
+        throw invalid(
+          "messageIds",
+          "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
+          "Em grupos, use o id completo da mensagem (com o participante).",
+        );
       }
       keys.push({ remoteJid: jid, id: value.trim(), fromMe: false });
     }
@@ -201,7 +204,7 @@ export class BaileysMessaging {
         );
       }
     } else {
-      if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
+      if (!chatId) throw invalid("chatId", "informe o chatId", "Informe o chatId.");
       chatJid(chatId);
       jid = chatJid(await this.deps.addressing.destination(chatId.trim()));
     }
@@ -290,9 +293,7 @@ export class BaileysMessaging {
 function chatJid(chatId: string): string {
   const jid = toJid(chatId);
   if (!jid) {
-    throw new ApiError("validation_error", "chatId inválido.", {
-      chatId: "use <número>@c.us, um @lid, um @g.us ou um @newsletter",
-    });
+    throw invalid("chatId", "use <número>@c.us, um @lid, um @g.us ou um @newsletter", "chatId inválido.");
   }
   return jid;
 }

@@ -1,4 +1,4 @@
-import { ApiError, type OutboundContent, type OutboundMedia, type SendOptions } from "@gw/contracts";
+import { ApiError, invalid, type OutboundContent, type OutboundMedia, type SendOptions } from "@gw/contracts";
 import {
   type AnyMessageContent,
   extractImageThumb,
@@ -108,8 +108,9 @@ const MESSAGE_KINDS = new Set<Kind>([
   "link_preview",
 ]);
 
-function invalid(field: string, text: string): ApiError {
-  return new ApiError("validation_error", `Campo inválido: ${field} (${text}).`, { [field]: text });
+/** `invalid` with the field and its problem in the message too (Baileys' mapping names one field at a time). */
+function invalidField(field: string, text: string): ApiError {
+  return invalid(field, text, `Campo inválido: ${field} (${text}).`);
 }
 
 /**
@@ -125,7 +126,7 @@ export async function toBaileysContent(
 ): Promise<BaileysOutbound> {
   // A status post goes to `status@broadcast`, which is no chat of its own (toJid refuses it).
   const jid = chatId.trim() === STATUS_JID ? STATUS_JID : toJid(chatId);
-  if (!jid) throw invalid("chatId", "use <número>@c.us, um @lid, um @g.us ou um @newsletter");
+  if (!jid) throw invalidField("chatId", "use <número>@c.us, um @lid, um @g.us ou um @newsletter");
   if (content.type === "poll_vote") throw new ApiError("not_supported", POLL_VOTE_MESSAGE);
 
   const opts: MiscMessageGenerationOptions = {};
@@ -134,17 +135,17 @@ export async function toBaileysContent(
 
   const isMessage = MESSAGE_KINDS.has(content.type);
   if (!isMessage) {
-    if (options.quotedId) throw invalid("reply_to", "não se aplica a reações, edições e exclusões");
-    if (options.forwarded) throw invalid("forwarded", "não se aplica a reações, edições e exclusões");
+    if (options.quotedId) throw invalidField("reply_to", "não se aplica a reações, edições e exclusões");
+    if (options.forwarded) throw invalidField("forwarded", "não se aplica a reações, edições e exclusões");
     if (content.type !== "edit" && options.mentions?.length) {
-      throw invalid("mentions", "não se aplica a reações e exclusões");
+      throw invalidField("mentions", "não se aplica a reações e exclusões");
     }
   }
 
   if (content.type === "poll" && (options.mentions?.length || options.forwarded)) {
     // rc14 builds polls with `messageContextInfo` first and attaches mentions and contextInfo to
     // the first key, where the proto has no such fields: they would vanish without a word.
-    throw invalid(options.forwarded ? "forwarded" : "mentions", "não é suportado em enquetes");
+    throw invalidField(options.forwarded ? "forwarded" : "mentions", "não é suportado em enquetes");
   }
 
   const base = await baseContent(jid, content, ctx);
@@ -173,7 +174,7 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     case "video":
       if (c.asNote) {
         // Baileys' ptv branch keeps only the bytes; a round note shows no caption on the phone.
-        if (c.caption?.trim()) throw invalid("caption", "vídeos redondos (asNote) não têm legenda");
+        if (c.caption?.trim()) throw invalidField("caption", "vídeos redondos (asNote) não têm legenda");
         return { video: mediaBytes(c.media), mimetype: c.media.mimetype, ptv: true };
       }
       return { video: mediaBytes(c.media), mimetype: c.media.mimetype, ...caption(c.caption) };
@@ -196,7 +197,7 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     case "sticker": {
       const bytes = mediaBytes(c.media);
       // Baileys converts nothing (reference §6): a sticker that is not WebP would not render.
-      if (!isWebp(bytes)) throw invalid("file", "figurinhas precisam ser WebP");
+      if (!isWebp(bytes)) throw invalidField("file", "figurinhas precisam ser WebP");
       return { sticker: bytes, mimetype: "image/webp", isAnimated: isAnimatedWebp(bytes) };
     }
     case "location":
@@ -216,8 +217,8 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     }
     case "poll": {
       const names = c.options.map((o) => o.trim());
-      if (names.length > MAX_POLL_OPTIONS) throw invalid("poll.options", `no máximo ${MAX_POLL_OPTIONS} opções`);
-      if (new Set(names).size !== names.length) throw invalid("poll.options", "as opções devem ser diferentes");
+      if (names.length > MAX_POLL_OPTIONS) throw invalidField("poll.options", `no máximo ${MAX_POLL_OPTIONS} opções`);
+      if (new Set(names).size !== names.length) throw invalidField("poll.options", "as opções devem ser diferentes");
       // Votes name options by the SHA-256 of their text: the text goes as given.
       return { poll: { name: c.name, values: c.options, selectableCount: c.multipleAnswers ? 0 : 1 } };
     }
@@ -240,7 +241,7 @@ async function baseContent(jid: string, c: OutboundContent, ctx: OutboundContext
     case "event": {
       const start = unixSeconds(c.startTime);
       const end = c.endTime !== undefined ? unixSeconds(c.endTime) : undefined;
-      if (end !== undefined && end < start) throw invalid("event.endTime", "termina antes de começar");
+      if (end !== undefined && end < start) throw invalidField("event.endTime", "termina antes de começar");
       return {
         event: {
           name: c.name,
@@ -287,12 +288,12 @@ async function statusOptions(
   status: SendOptions["status"],
   ctx: OutboundContext,
 ): Promise<MiscMessageGenerationOptions> {
-  if (!status?.audience.length) throw invalid("contacts", "informe quem vê o status");
+  if (!status?.audience.length) throw invalidField("contacts", "informe quem vê o status");
   const byLid = Boolean(ctx.me?.lid);
   const list = new Set<string>();
   for (const id of status.audience) {
     const jid = toUserJid(id);
-    if (!jid) throw invalid("contacts", `contato inválido: ${id.slice(0, 40)}`);
+    if (!jid) throw invalidField("contacts", `contato inválido: ${id.slice(0, 40)}`);
     const lid = byLid && !jid.endsWith("@lid") ? await ctx.lidOf?.(jid).catch(() => null) : null;
     list.add(lid ? jidNormalizedUser(lid) : jid);
   }
@@ -312,7 +313,7 @@ function caption(text: string | undefined): { caption?: string } {
 
 function mediaBytes(media: OutboundMedia, field = "file"): Buffer {
   const bytes = Buffer.from(media.data, "base64");
-  if (bytes.length === 0) throw invalid(field, "arquivo vazio ou base64 inválido");
+  if (bytes.length === 0) throw invalidField(field, "arquivo vazio ou base64 inválido");
   return bytes;
 }
 
@@ -322,7 +323,7 @@ async function linkThumbnail(image: OutboundMedia, ctx: OutboundContext): Promis
     if (ctx.thumbnail) return await ctx.thumbnail(bytes);
     return (await extractImageThumb(bytes, LINK_THUMBNAIL_WIDTH)).buffer;
   } catch {
-    throw invalid("preview.image", "imagem inválida ou em formato não suportado");
+    throw invalidField("preview.image", "imagem inválida ou em formato não suportado");
   }
 }
 
@@ -356,7 +357,7 @@ function unixSeconds(v: number): number {
 function messageIdOption(id: string): string {
   const parsed = parseMessageId(id);
   if (parsed?.id) return parsed.id;
-  if (!isBareMessageId(id)) throw invalid("id", "use só letras e dígitos");
+  if (!isBareMessageId(id)) throw invalidField("id", "use só letras e dígitos");
   return id.trim();
 }
 
@@ -366,13 +367,13 @@ async function resolveMentions(jid: string, mentions: string[], ctx: OutboundCon
   const out = new Set<string>();
   for (const m of mentions) {
     if (m.trim().toLowerCase() === "all") {
-      if (!isJidGroup(jid)) throw invalid("mentions", '"all" só vale em grupos');
+      if (!isJidGroup(jid)) throw invalidField("mentions", '"all" só vale em grupos');
       const self = new Set([userOf(ctx.me?.id), userOf(ctx.me?.lid)].filter(Boolean));
       for (const p of await ctx.groupParticipants(jid)) if (!self.has(userOf(p))) out.add(p);
       continue;
     }
     const user = toUserJid(m);
-    if (!user) throw invalid("mentions", `use <número>@c.us ou "all" (recebido: ${m.slice(0, 40)})`);
+    if (!user) throw invalidField("mentions", `use <número>@c.us ou "all" (recebido: ${m.slice(0, 40)})`);
     out.add(user);
   }
   return [...out];
@@ -390,10 +391,10 @@ function userOf(jid: string | null | undefined): string {
  * `quotedMessage`, so a key alone would send a reply without a visible quote. Unknown → 422.
  */
 async function resolveQuoted(jid: string, quotedId: string, ctx: OutboundContext): Promise<WAMessage> {
-  if (isJidNewsletter(jid)) throw invalid("reply_to", "canais não aceitam respostas");
+  if (isJidNewsletter(jid)) throw invalidField("reply_to", "canais não aceitam respostas");
   const key = keyFromId(jid, quotedId, "reply_to");
   const stored = await ctx.loadMessage(key);
-  if (!stored?.message || !stored.key?.id) throw invalid("reply_to", "mensagem não encontrada");
+  if (!stored?.message || !stored.key?.id) throw invalidField("reply_to", "mensagem não encontrada");
   // Baileys names the quote's chat (`contextInfo.remoteJid`) when the key's differs from where the
   // reply goes (messages.js): the other address of this very chat would show as another chat.
   return { ...stored, key: inConversation(stored.key, jid, ctx) };
@@ -410,7 +411,7 @@ function keyFromId(jid: string, id: string, field: string): WAMessageKey {
   const parsed = parseMessageId(id);
   if (parsed) return parsed;
   if (isBareMessageId(id)) return { remoteJid: jid, id: id.trim() };
-  throw invalid(field, "use o id no formato {fromMe}_{chatId}_{id}[_{participant}]");
+  throw invalidField(field, "use o id no formato {fromMe}_{chatId}_{id}[_{participant}]");
 }
 
 /**
@@ -432,17 +433,20 @@ async function resolveTarget(
   if (stored?.id && stored.remoteJid) key = inConversation(stored, jid, ctx);
   else if (parsed) key = inConversation(parsed, jid, ctx);
   else if (purpose === "reaction") {
-    throw invalid("messageId", "mensagem não encontrada; use o id completo {fromMe}_{chatId}_{id}[_{participant}]");
+    throw invalidField(
+      "messageId",
+      "mensagem não encontrada; use o id completo {fromMe}_{chatId}_{id}[_{participant}]",
+    );
   } else key = { ...lookup, fromMe: true };
 
   if (purpose === "edit" && !key.fromMe) {
-    throw invalid("messageId", "só é possível editar mensagens enviadas por este número");
+    throw invalidField("messageId", "só é possível editar mensagens enviadas por este número");
   }
   if (purpose === "revoke" && !key.fromMe && !isJidGroup(key.remoteJid ?? undefined)) {
-    throw invalid("messageId", "só é possível apagar para todos mensagens enviadas por este número");
+    throw invalidField("messageId", "só é possível apagar para todos mensagens enviadas por este número");
   }
   if (isJidGroup(key.remoteJid ?? undefined) && !key.fromMe && !key.participant) {
-    throw invalid("messageId", "em grupos, o id de mensagem recebida precisa do participante (_{participant})");
+    throw invalidField("messageId", "em grupos, o id de mensagem recebida precisa do participante (_{participant})");
   }
   return key;
 }

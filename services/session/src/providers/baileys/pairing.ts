@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import type { WASocket } from "@whiskeysockets/baileys";
 import { isPaired } from "./account.ts";
 import type { BaileysLogger, RedisAuthState } from "./auth-state.ts";
@@ -36,9 +36,11 @@ export class PairingCodes {
     if (method === "sms" || method === "voice") throw new ApiError("not_supported", PAIRING_METHOD_MESSAGE);
     const digits = phone.replace(/\D/g, "");
     if (!/^\d{8,15}$/.test(digits)) {
-      throw new ApiError("validation_error", "Informe o número no formato internacional, só dígitos.", {
-        phoneNumber: "informe o número no formato internacional, só dígitos",
-      });
+      throw invalid(
+        "phoneNumber",
+        "informe o número no formato internacional, só dígitos",
+        "Informe o número no formato internacional, só dígitos.",
+      );
     }
     const current = this.connection.currentAuth();
     if (current && isPaired(current.state.creds)) {

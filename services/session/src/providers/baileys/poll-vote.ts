@@ -1,5 +1,5 @@
 import { createCipheriv, createHash, createHmac, randomBytes } from "node:crypto";
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import {
   jidNormalizedUser,
   normalizeMessageContent,
@@ -7,9 +7,6 @@ import {
   type WAMessage,
   type WAMessageKey,
 } from "@whiskeysockets/baileys";
-
-const invalid = (field: string, text: string) =>
-  new ApiError("validation_error", "Campos inválidos.", { [field]: text });
 
 /**
  * A vote in a poll, as the network wants it: the chosen options' SHA-256 hashes in a

@@ -1,4 +1,4 @@
-import { ApiError, type PresenceState } from "@gw/contracts";
+import { ApiError, invalid, type PresenceState } from "@gw/contracts";
 import { isJidGroup, isLidUser, type WASocket } from "@whiskeysockets/baileys";
 import { PresenceBook } from "../presence-book.ts";
 import { phoneFromJid } from "./account.ts";
@@ -87,7 +87,7 @@ export const baileysPresence: BaileysAreaModule = (area) => {
   const jidOf = (chatId: string) => {
     const jid = toJid(chatId);
     if (!jid || /@newsletter$/.test(jid)) {
-      throw new ApiError("validation_error", "chatId inválido.", { chatId: "use um contato ou um grupo" });
+      throw invalid("chatId", "use um contato ou um grupo", "chatId inválido.");
     }
     return jid;
   };
@@ -107,7 +107,7 @@ export const baileysPresence: BaileysAreaModule = (area) => {
           await sock.sendPresenceUpdate(state);
           return;
         }
-        if (!chatId) throw new ApiError("validation_error", "Informe o chatId.", { chatId: "informe o chatId" });
+        if (!chatId) throw invalid("chatId", "informe o chatId", "Informe o chatId.");
         await sock.sendPresenceUpdate(state, jidOf(chatId));
       });
       if (own) await book.setSelf(state);

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import { jidNormalizedUser, type WASocket } from "@whiskeysockets/baileys";
 import { accountFromMe, normalizeLid, phoneFromJid } from "./account.ts";
 import type { BaileysAreaModule } from "./areas.ts";
@@ -77,9 +77,11 @@ export const baileysProfile: BaileysAreaModule = (area) => ({
       } catch (err) {
         // sharp could not read the image: the request's file, not the network.
         if (/unsupported image format|Input buffer|corrupt|VipsJpeg|pngload/i.test(String((err as Error).message))) {
-          throw new ApiError("validation_error", "A foto do perfil não pôde ser lida como imagem.", {
-            file: "imagem JPEG ou PNG inválida ou corrompida",
-          });
+          throw invalid(
+            "file",
+            "imagem JPEG ou PNG inválida ou corrompida",
+            "A foto do perfil não pôde ser lida como imagem.",
+          );
         }
         throw err;
       }

@@ -1,8 +1,8 @@
 import {
-  ApiError,
   BUSINESS_PICTURE_MIN_SIDE,
   type BusinessProfile,
   type BusinessProfilePatch,
+  invalid,
   isPictureType,
   type PhoneNumberInfo,
   type SessionOpHandlers,
@@ -66,12 +66,14 @@ export function phoneInfoOf(phoneNumberId: string, n: GraphPhoneNumber): PhoneNu
 /** Square, at least 192x192, JPG or PNG (spec 4.11), checked before anything is uploaded. */
 export function checkBusinessPicture(bytes: Buffer, mimetype: string): void {
   const size = imageSize(bytes);
-  const invalid = (text: string) => new ApiError("validation_error", "Campos inválidos.", { file: text });
-  if (!size || !isPictureType(size.type)) throw invalid("a imagem deve ser JPG ou PNG");
-  if (mimetype && mimetype !== size.type) throw invalid(`file.mimetype diz ${mimetype}, mas a imagem é ${size.type}`);
-  if (size.width !== size.height) throw invalid(`a imagem deve ser quadrada (recebida ${size.width}x${size.height})`);
+  const invalidFile = (text: string) => invalid("file", text);
+  if (!size || !isPictureType(size.type)) throw invalidFile("a imagem deve ser JPG ou PNG");
+  if (mimetype && mimetype !== size.type)
+    throw invalidFile(`file.mimetype diz ${mimetype}, mas a imagem é ${size.type}`);
+  if (size.width !== size.height)
+    throw invalidFile(`a imagem deve ser quadrada (recebida ${size.width}x${size.height})`);
   if (size.width < BUSINESS_PICTURE_MIN_SIDE) {
-    throw invalid(
+    throw invalidFile(
       `no mínimo ${BUSINESS_PICTURE_MIN_SIDE}x${BUSINESS_PICTURE_MIN_SIDE} (recebida ${size.width}x${size.height})`,
     );
   }

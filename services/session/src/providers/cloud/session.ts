@@ -1,6 +1,7 @@
 import {
   type AccountInfo,
   ApiError,
+  invalid,
   type OutboundContent,
   type PresenceState,
   parseMessageId,
@@ -277,9 +278,10 @@ class CloudSession implements ProviderSession {
 /** The operator reaches customers only: a number or a business-scoped user id. */
 function requireCustomerChat(chatId: string): void {
   if (chatId.endsWith("@c.us") || chatId.endsWith("@bsuid")) return;
-  throw new ApiError("validation_error", "Campos inválidos.", {
-    chatId: "no gateway oficial, o destino é um número (ou um id @bsuid); grupos, canais e status não existem",
-  });
+  throw invalid(
+    "chatId",
+    "no gateway oficial, o destino é um número (ou um id @bsuid); grupos, canais e status não existem",
+  );
 }
 
 /** The request field an operator's parameter error is about, by content. */

@@ -12,6 +12,9 @@ export interface SimAckFrame {
   error?: { code?: number; message?: string };
 }
 
+/** Base64 characters of a file kept for a retry (~750 KB of bytes). */
+const MAX_KEPT_MEDIA = 1_000_000;
+
 /** What a send needs to go again to the other address (the `send` request's args but `to`). */
 export type SimResend = Record<string, unknown>;
 
@@ -48,8 +51,14 @@ export class SimAddressing {
     return this.addressing.destination(chatId.trim());
   }
 
+  /**
+   * A send to retry if refused. Its content is kept in memory (simnet keeps no copy we could ask
+   * for) unless it carries a large file: such a send is reported refused without a retry.
+   */
   track(id: string, to: string, resend: SimResend): void {
-    this.fallback.track(id, to, resend);
+    const media = (resend.message as { media?: { data?: unknown } } | undefined)?.media?.data;
+    const heavy = typeof media === "string" && media.length > MAX_KEPT_MEDIA;
+    this.fallback.track(id, to, heavy ? undefined : resend);
   }
 
   /**
@@ -65,7 +74,10 @@ export class SimAddressing {
       return undefined;
     }
     const code = typeof f.error?.code === "number" ? f.error.code : undefined;
-    const outcome = await this.fallback.onRejected(f.id, code, (to, args) => resend(to, (args ?? {}) as SimResend));
+    const outcome = await this.fallback.onRejected(f.id, code, (to, args) => {
+      if (!args) throw new Error("the message's file was not kept for a retry");
+      return resend(to, args as SimResend);
+    });
     if (outcome === "retried" || code !== undefined) return outcome;
     return f.error?.message || "failed";
   }

@@ -1,4 +1,4 @@
-import { ApiError } from "@gw/contracts";
+import { ApiError, invalid } from "@gw/contracts";
 import type { SimAreaModule } from "./areas.ts";
 
 /** Calls on simnet (docs/calls.md): rejecting one; simnet's call events carry the caller as a contact. */
@@ -24,7 +24,7 @@ export const simCalls: SimAreaModule = (area) => {
         { callId },
         {
           not_found: () => new ApiError("not_found", "Chamada não encontrada."),
-          bad_request: () => new ApiError("validation_error", "Campos inválidos.", { callId: "a chamada já terminou" }),
+          bad_request: () => invalid("callId", "a chamada já terminou"),
         },
       )) as { call: Record<string, unknown> };
       area.ctx.emit({

@@ -1,4 +1,4 @@
-import { type AddressBookEntry, ApiError, type ContactFacts } from "@gw/contracts";
+import { type AddressBookEntry, ApiError, type ContactFacts, invalid } from "@gw/contracts";
 import { addressBookWriter } from "../address-book.ts";
 import type { SimArea, SimAreaModule } from "./areas.ts";
 
@@ -14,7 +14,7 @@ type Frame = { action?: string; contacts?: AddressBookEntry[]; ids?: string[] };
 
 const refusals = {
   not_on_network: () => new ApiError("not_found", "Contato não encontrado: o número não tem conta na rede."),
-  bad_request: () => new ApiError("validation_error", "Campos inválidos.", { contactId: "não é uma pessoa" }),
+  bad_request: () => invalid("contactId", "não é uma pessoa"),
 };
 
 async function facts(area: SimArea, f: ContactFacts): Promise<ContactFacts> {

@@ -7,6 +7,7 @@ import {
   type EventKind,
   type ExistsResult,
   failure as failureOf,
+  invalid,
   type OutboundContent,
   type PasskeyAssertion,
   type PasskeyChallenge,
@@ -183,7 +184,7 @@ class SimSession implements ProviderSession {
     if (mentions?.includes("all")) {
       // `["all"]` (spec 4.4): every participant of the group, as the network wants them listed.
       if (!chatId.endsWith("@g.us")) {
-        throw new ApiError("validation_error", "Campos inválidos.", { mentions: '"all" só vale em grupos' });
+        throw invalid("mentions", '"all" só vale em grupos');
       }
       const group = (await this.request("group-metadata", { groupId: chatId })) as { participants: { id: string }[] };
       mentions = group.participants.map((p) => p.id);
@@ -222,9 +223,11 @@ class SimSession implements ProviderSession {
       const parsed = parseMessageId(v);
       if (parsed) return parsed.id;
       if (chatId.endsWith("@g.us")) {
-        throw new ApiError("validation_error", "Em grupos, use o id completo da mensagem (com o participante).", {
-          messageIds: "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
-        });
+        throw invalid(
+          "messageIds",
+          "em grupos, use o id completo {fromMe}_{chatId}_{id}_{participant}",
+          "Em grupos, use o id completo da mensagem (com o participante).",
+        );
       }
       return v;
     });
