@@ -179,11 +179,14 @@ export abstract class ConnectionOwner {
     const factory = instance ? this.opts.providers[instance.provider] : undefined;
     if (!instance || !factory) {
       if (instance) {
-        await this.platform.instances.setConnection(instanceId, epoch, { connectionStatus: "FAILED" }).catch(() => {});
-        await this.publishStatus(instance, "FAILED", instance.connectionStatus, {
+        const cause: StatusCause = {
           reason: "provider_unavailable",
           detail: `provider ${instance.provider} is not available on this deployment`,
-        });
+        };
+        await this.platform.instances
+          .setConnection(instanceId, epoch, { connectionStatus: "FAILED", statusReason: statusReasonOf(cause) })
+          .catch(() => {});
+        await this.publishStatus(instance, "FAILED", instance.connectionStatus, cause);
         await this.platform.redis.srem(this.platform.keys.running, instanceId);
       }
       await this.platform.leases.release(instanceId, this.opts.podId, epoch);
