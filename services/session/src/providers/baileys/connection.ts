@@ -127,7 +127,7 @@ export class BaileysConnection implements PairingConnection {
    * the remove-companion-device IQ (lib/Socket/socket.js:572-595). Not open but paired: a socket
    * of its own is made for it, within the same budget; otherwise the phone would keep listing a
    * dead device. When that cannot be done the wipe is local only, and said so (a warning, and the
-   * `STOPPED` status with reason `device_still_linked: …`): the phone must remove the device.
+   * `STOPPED` status with reason `device_still_linked` and why): the phone must remove the device.
    */
   async logout(): Promise<void> {
     const open = this.sock && this.opened ? this.sock : null;
