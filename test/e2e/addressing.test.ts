@@ -83,7 +83,7 @@ describe("one-to-one sends", () => {
 
   it("a first contact refused on both addresses reaches the client as failed, network_rejected with the code", async () => {
     const phone = newContact();
-    await contact(phone, { refusesFirstContact: true });
+    const { lid } = await contact(phone, { refusesFirstContact: true });
     // The pair known from the directory, so the other address is tried too.
     await call(`/contacts/check-exists?phone=${phone}`);
     const out = await sendText(phone, "promoção");
@@ -92,8 +92,13 @@ describe("one-to-one sends", () => {
     expect(failed!.payload.error).toMatchObject({
       code: "network_rejected",
       networkCode: 463,
-      message: expect.stringMatching(/463.*primeiro contato/),
+      message: expect.stringMatching(/463.*primeiro contato.*outro endereço do contato também foi tentado/),
     });
+    const tries = (await sentBy(inst.phone)).filter((m) => out.id.endsWith(m.id));
+    expect(tries.map((m) => [m.to, m.status])).toEqual([
+      [`${phone}@c.us`, "failed"],
+      [lid, "failed"],
+    ]);
     const read = await call(`/chats/${phone}@c.us/messages?limit=5`);
     const [stored] = (await read.json()) as { id: string; ackName: string }[];
     expect(stored).toMatchObject({ id: out.id, ackName: "ERROR" });

@@ -243,6 +243,7 @@ export abstract class ConnectionOwner {
       log,
       identity: {
         rewrite: async (id) => (await this.platform.identity.rewrite(instanceId, id)) ?? id,
+        lidOf: (phone) => this.platform.identity.lidOf(instanceId, phone),
         learn: (lid, phone) => this.platform.identity.learn(instanceId, lid, phone),
       },
       records: providerRecords(this.platform, instanceId),

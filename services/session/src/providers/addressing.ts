@@ -104,10 +104,13 @@ export class ConversationAddressing {
     return (await this.entry(chatId)).mode;
   }
 
+  /** The LID of a number: what the conversation told, the provider's own store, else the instance's pairs (spec 1 rule 3). */
   private async lidOf(pn: string, entry: Entry): Promise<string | null> {
     if (entry.lid) return entry.lid;
-    const found = await this.lookups.lidForPhone?.(pn).catch(() => null);
-    return found && isLidId(found) ? found : null;
+    const own = await this.lookups.lidForPhone?.(pn).catch(() => null);
+    if (own && isLidId(own)) return own;
+    const known = await this.ctx.identity.lidOf(digitsOf(pn)).catch(() => null);
+    return known && isLidId(known) ? known : null;
   }
 
   private async phoneOf(lid: string, entry: Entry): Promise<string | null> {

@@ -129,10 +129,12 @@ export interface ProviderContext {
   emit(event: ProviderEvent): void;
   /**
    * What the instance knows of privacy ids (spec 1 rules 3–4): `rewrite` answers a `@lid` as its
-   * `<digits>@c.us` when the number is known (other ids as given); `learn` records a pair.
+   * `<digits>@c.us` when the number is known (other ids as given); `lidOf` the `@lid` of a number
+   * (digits) when known; `learn` records a pair.
    */
   identity: {
     rewrite(id: string): Promise<string>;
+    lidOf(phone: string): Promise<string | null>;
     learn(lid: string, phone: string): Promise<void>;
   };
   /**

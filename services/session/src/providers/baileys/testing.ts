@@ -122,6 +122,7 @@ export function memoryIdentity(known = new Map<string, string>()) {
       const phone = id.endsWith("@lid") ? known.get(id) : undefined;
       return phone ? `${phone}@c.us` : id;
     },
+    lidOf: async (phone: string) => [...known].find(([, p]) => p === phone)?.[0] ?? null,
     learn: async (lid: string, phone: string) => void known.set(lid, phone),
   };
 }

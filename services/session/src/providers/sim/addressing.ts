@@ -42,11 +42,6 @@ export class SimAddressing {
     await this.addressing.learn({ phone, lid }, mode);
   }
 
-  /** A pair the network told (a number check): no mode. */
-  async pair(chatId: string, lid: string): Promise<void> {
-    if (isPnId(chatId) && isLidId(lid)) await this.addressing.learn({ phone: chatId, lid }).catch(() => undefined);
-  }
-
   destination(chatId: string): Promise<string> {
     return this.addressing.destination(chatId.trim());
   }

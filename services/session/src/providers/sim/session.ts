@@ -208,11 +208,9 @@ class SimSession implements ProviderSession {
       : { ...sent, chatId: chatId.trim() };
   }
 
-  async checkExists(phone: string): Promise<ExistsResult> {
-    const found = (await this.request("check-exists", { phone })) as ExistsResult;
-    // The pair is the other address a refused send may go to (addressing.ts).
-    if (found.exists && found.chatId && found.lid) await this.addressing.pair(found.chatId, found.lid);
-    return found;
+  checkExists(phone: string): Promise<ExistsResult> {
+    // The pair it reveals is learnt by the manager (identity), where addressing.ts finds it.
+    return this.request("check-exists", { phone }) as Promise<ExistsResult>;
   }
 
   async markRead(chatId: string, messageIds: string[]): Promise<void> {
