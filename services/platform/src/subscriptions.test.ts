@@ -2,7 +2,7 @@
 // subscribes to their kind; the instance's 7-day history keeps every event. Real Redis.
 import type { EventKind } from "@gw/contracts";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { loadConfig } from "./config.ts";
 import { shardOf } from "./events.ts";
 import { createPlatform, type Platform } from "./platform.ts";

@@ -4,7 +4,7 @@
 import type { SendRequest } from "@gw/contracts";
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { IdempotencyStore } from "./idempotency.ts";
 import { QueueStore } from "./queue-store.ts";
 

@@ -4,7 +4,7 @@
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { SendQueue } from "./queue.ts";
 
 const noTemporal = async (): Promise<Client> => {

@@ -3,7 +3,7 @@
 // is charged (its queue id), a failure gives its unit back to the day it was taken from.
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { IdempotencyStore } from "./idempotency.ts";
 import { newQueueId } from "./queue.ts";
 import { TRIAL_CHARGE_TTL_MS, TrialLimiter } from "./trial.ts";

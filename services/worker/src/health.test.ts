@@ -3,7 +3,7 @@
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { DISPATCH_GROUP } from "./dispatcher.ts";
 import { createWorkerMetrics, startWorkerHealth } from "./health.ts";
 

@@ -3,7 +3,7 @@
 import { randomBytes } from "node:crypto";
 import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "../../../test/support/gateway.ts";
+import { testEnv } from "@gw/test/gateway";
 import { ensureTemporalNamespace } from "./temporal-namespace.ts";
 
 const address = testEnv().TEMPORAL_ADDRESS!;

@@ -6,7 +6,7 @@ import { DEFAULT_SETTINGS, type Instance, type Settings } from "@gw/contracts";
 import { AuthStateStore, createPlatform, loadConfig, type Platform, Sealer } from "@gw/platform";
 import { inject } from "vitest";
 import { WebSocketServer } from "ws";
-import { instanceRecord } from "../../../../../test/support/instance.ts";
+import { instanceRecord } from "@gw/test/instance";
 
 /**
  * `@hapi/boom`'s Boom, loaded from where Baileys itself resolves it (it is Baileys' dependency,
