@@ -1,21 +1,10 @@
 import { appIdSchema, appSchema, createAppBody, invalid, updateAppBody } from "@gw/contracts";
 import { z } from "zod";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { areaRoute } from "../trpc/area-route.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Apps"];
-const route = (method: "GET" | "POST" | "PATCH" | "DELETE", path: string, summary: string, description?: string) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: ["not_found"],
-    ...(method === "POST" ? { successStatus: 201 as const } : {}),
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/apps${path}`,
-      tags,
-      summary,
-      ...(description ? { description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/apps", tags, errors: ["not_found"] });
 const byApp = z.object({ appId: appIdSchema });
 
 /** Spec 2.10 apps (integrations): records per instance; docs/apps.md says what each one does. */
@@ -24,12 +13,11 @@ export const appsRouter = router({
     .output(z.array(appSchema))
     .query(({ ctx }) => ctx.platform.apps.list(ctx.instance.id)),
 
-  createApp: route(
-    "POST",
-    "",
-    "Add an app; `config` is validated per app",
-    "`calls` rejects incoming calls (optionally answering with a text); the phone-number apps normalize the numbers of sends; `helpdesk` and `mcp` keep their integration's settings. One app of each behavioural kind per instance.",
-  )
+  createApp: route("POST", "", "Add an app; `config` is validated per app", {
+    created: true,
+    description:
+      "`calls` rejects incoming calls (optionally answering with a text); the phone-number apps normalize the numbers of sends; `helpdesk` and `mcp` keep their integration's settings. One app of each behavioural kind per instance.",
+  })
     .input(createAppBody)
     .output(appSchema)
     .mutation(async ({ ctx, input: { instanceId, ...body } }) => {

@@ -5,39 +5,26 @@ import {
   type ErrorCode,
   phoneNumberInfoSchema,
 } from "@gw/contracts";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Business profile"];
 const ERRORS: ErrorCode[] = ["instance_not_connected", "network_error", "network_unavailable", "network_timeout"];
 
-const route = (method: "GET" | "PATCH" | "PUT", path: string, summary: string, description?: string) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: ERRORS,
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/${path}`,
-      tags,
-      summary,
-      ...(description ? { description } : {}),
-    },
-  });
+const route = areaRoute({ path: "", tags, errors: ERRORS });
 
 /** Spec 4.11 (official gateway only; the capability table answers the 501s) and the number's data. */
 export const businessRouter = router({
-  getBusinessProfile: route("GET", "business-profile", "The business profile (spec 2.10), wrapped in `data`")
+  getBusinessProfile: route("GET", "/business-profile", "The business profile (spec 2.10), wrapped in `data`")
     .output(businessProfileEnvelope)
     .query(async ({ ctx }) => ({
       data: [await (await connectedOwner(ctx)).op(ctx.instance.id, "business.profile", {})],
     })),
 
-  updateBusinessProfile: route(
-    "PATCH",
-    "business-profile",
-    "Change the business profile; only sent fields change",
-    'An empty string clears a text field, `"websites": []` clears the sites.',
-  )
+  updateBusinessProfile: route("PATCH", "/business-profile", "Change the business profile; only sent fields change", {
+    description: 'An empty string clears a text field, `"websites": []` clears the sites.',
+  })
     .input(businessProfilePatch)
     .output(businessProfileEnvelope)
     .mutation(async ({ ctx, input: { instanceId, ...patch } }) => ({
@@ -46,9 +33,9 @@ export const businessRouter = router({
 
   setBusinessPicture: route(
     "PUT",
-    "business-profile/picture",
+    "/business-profile/picture",
     "Set the business picture: JPG or PNG, square, at least 192x192",
-    "Checked before anything is uploaded; sent through the operator's resumable upload.",
+    { description: "Checked before anything is uploaded; sent through the operator's resumable upload." },
   )
     .input(businessPictureBody)
     .output(businessProfileEnvelope)
@@ -63,9 +50,12 @@ export const businessRouter = router({
 
   phoneNumber: route(
     "GET",
-    "phone-number",
+    "/phone-number",
     "The number as the operator sees it: quality, messaging limit tier, display name status, throughput",
-    "Spec 4.14 'number data on the operator side'. Changes also arrive as `phone.quality` and `phone.name` events.",
+    {
+      description:
+        "Spec 4.14 'number data on the operator side'. Changes also arrive as `phone.quality` and `phone.name` events.",
+    },
   )
     .output(phoneNumberInfoSchema)
     .query(async ({ ctx }) => (await connectedOwner(ctx)).op(ctx.instance.id, "business.phoneNumber", {})),

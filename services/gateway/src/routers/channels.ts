@@ -30,10 +30,11 @@ import { loadFile } from "@gw/sending";
 import type { SessionApi } from "@gw/session";
 import { z } from "zod";
 import { AVATAR_CACHE_MS } from "../http/files.ts";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Channels"];
 const NETWORK = NETWORK_ERRORS;
@@ -41,25 +42,7 @@ const WITH_404: ErrorCode[] = [...NETWORK, "not_found"];
 
 type Ctx = Context & { instance: Instance };
 
-const route = (
-  method: "GET" | "POST",
-  path: string,
-  summary: string,
-  opts: { errors?: ErrorCode[]; description?: string; created?: boolean; file?: boolean } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: opts.errors ?? NETWORK,
-    ...(opts.created ? { successStatus: 201 as const } : {}),
-    ...(opts.file ? { bodyLimit: "file" as const } : {}),
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/channels${path}`,
-      tags,
-      summary,
-      ...(opts.description ? { description: opts.description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/channels", tags, errors: NETWORK });
 
 const CHANNEL_ID_DOC =
   "`{channelId}`: `<id>@newsletter`, or the channel's invite code, or its invite link " +

@@ -19,10 +19,11 @@ import {
 import { type ChatQuery, type ChatSort, type ChatView, type MessageQuery, parseAck } from "@gw/platform";
 import { z } from "zod";
 import { pictureLink } from "../http/files.ts";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 /** Page sizes (spec 8 leaves them open): chats 50 by default, at most 500; messages `limit` required, at most 1000. */
 export const CHATS_PAGE_DEFAULT = 50;
@@ -101,24 +102,7 @@ const overview = (v: ChatView) => ({
 });
 
 const READ_ERRORS: ErrorCode[] = [];
-const proc = (
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  path: string,
-  summary: string,
-  errors = READ_ERRORS,
-  description?: string,
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors,
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/chats${path}`,
-      tags,
-      summary,
-      ...(description ? { description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/chats", tags, errors: READ_ERRORS });
 
 const listChats = (ctx: WithInstance, q: ChatQuery) => ctx.platform.readModel.listChats(ctx.instance, q);
 
@@ -146,14 +130,11 @@ async function ownMessage(ctx: WithInstance, chatId: string, messageId: string, 
 
 /** Spec 4.5: chats and their history, read from the read model (docs/read-model.md). */
 export const chatsRouter = router({
-  chatsList: proc(
-    "GET",
-    "",
-    "Chats, newest activity first by default",
-    READ_ERRORS,
-    `\`limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}. \`merge\` (default true): a person is one chat, ` +
+  chatsList: route("GET", "", "Chats, newest activity first by default", {
+    description:
+      `\`limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}. \`merge\` (default true): a person is one chat, ` +
       "also when the conversation began under a privacy id (`@lid`). Empty while `settings.storage.chats` is off.",
-  )
+  })
     .input(
       z.object({
         sortBy: chatSort.default("lastMessageAt"),
@@ -173,13 +154,9 @@ export const chatsRouter = router({
       return rows.map((r) => r.view);
     }),
 
-  chatsOverview: proc(
-    "GET",
-    "/overview",
-    "Chat overview: id, name, picture, last message, unread count",
-    READ_ERRORS,
-    `\`limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}; \`ids\` repeated or comma-separated.`,
-  )
+  chatsOverview: route("GET", "/overview", "Chat overview: id, name, picture, last message, unread count", {
+    description: `\`limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}; \`ids\` repeated or comma-separated.`,
+  })
     .input(
       z.object({
         ...overviewInput,
@@ -203,13 +180,9 @@ export const chatsRouter = router({
       return rows.map((r) => overview(r.view));
     }),
 
-  chatsOverviewPost: proc(
-    "POST",
-    "/overview",
-    "Chat overview (filters in the body)",
-    READ_ERRORS,
-    `\`pagination.limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}.`,
-  )
+  chatsOverviewPost: route("POST", "/overview", "Chat overview (filters in the body)", {
+    description: `\`pagination.limit\` default ${CHATS_PAGE_DEFAULT}, at most ${CHATS_PAGE_MAX}.`,
+  })
     .input(
       z.object({
         pagination: z.object({
@@ -241,7 +214,7 @@ export const chatsRouter = router({
       return rows.map((r) => overview(r.view));
     }),
 
-  chatPicture: proc(
+  chatPicture: route(
     "GET",
     "/{chatId}/picture",
     "The chat's picture as a signed link; 404 when it has no visible picture",
@@ -256,16 +229,13 @@ export const chatsRouter = router({
       }),
     ),
 
-  chatMessages: proc(
-    "GET",
-    "/{chatId}/messages",
-    "A chat's messages, newest first",
-    READ_ERRORS,
-    `\`limit\` is required (1 to ${MESSAGES_PAGE_MAX}). \`merge\` (default true) includes messages that arrived ` +
+  chatMessages: route("GET", "/{chatId}/messages", "A chat's messages, newest first", {
+    description:
+      `\`limit\` is required (1 to ${MESSAGES_PAGE_MAX}). \`merge\` (default true) includes messages that arrived ` +
       "by the person's privacy id. `filter.timestamp.gte`/`lte` are inclusive unix seconds; `filter.ack` takes " +
       "ERROR, PENDING, SERVER, DEVICE, READ, PLAYED (or the ack status words, or -1 to 4). `downloadMedia` adds " +
       "signed links (`mediaUrl`, `media.url`). Empty while `settings.storage.messages` is off.",
-  )
+  })
     .input(
       chatIdPath.extend({
         limit: int("limit", 1, MESSAGES_PAGE_MAX),
@@ -303,14 +273,12 @@ export const chatsRouter = router({
       return ctx.platform.readModel.listMessages(instance, input.chatId, q);
     }),
 
-  chatMessagesRead: proc(
-    "POST",
-    "/{chatId}/messages/read",
-    "Mark the chat's unread received messages as read",
-    NETWORK_ERRORS,
-    `\`messages\`: how many, latest first (default ${READ_DEFAULT_MESSAGES}, at most ${MESSAGES_PAGE_MAX}); \`days\`: ` +
+  chatMessagesRead: route("POST", "/{chatId}/messages/read", "Mark the chat's unread received messages as read", {
+    errors: NETWORK_ERRORS,
+    description:
+      `\`messages\`: how many, latest first (default ${READ_DEFAULT_MESSAGES}, at most ${MESSAGES_PAGE_MAX}); \`days\`: ` +
       `only those of the last N days (default ${READ_DEFAULT_DAYS}). Answers the ids marked read.`,
-  )
+  })
     .input(
       chatIdPath.extend({
         messages: int("messages", 1, MESSAGES_PAGE_MAX).optional(),
@@ -342,7 +310,7 @@ export const chatsRouter = router({
       return { ids: unread.map((u) => u.id) };
     }),
 
-  chatMessage: proc("GET", "/{chatId}/messages/{messageId}", "One message of the chat")
+  chatMessage: route("GET", "/{chatId}/messages/{messageId}", "One message of the chat")
     .input(
       chatIdPath.extend({
         messageId: messageIdPath,
@@ -360,12 +328,9 @@ export const chatsRouter = router({
       return message;
     }),
 
-  chatMessageEdit: proc(
-    "PUT",
-    "/{chatId}/messages/{messageId}",
-    "Edit the text of a message this instance sent",
-    NETWORK_ERRORS,
-  )
+  chatMessageEdit: route("PUT", "/{chatId}/messages/{messageId}", "Edit the text of a message this instance sent", {
+    errors: NETWORK_ERRORS,
+  })
     .input(
       chatIdPath.extend({
         messageId: messageIdPath,
@@ -393,11 +358,11 @@ export const chatsRouter = router({
       return { success: true as const };
     }),
 
-  chatMessageDelete: proc(
+  chatMessageDelete: route(
     "DELETE",
     "/{chatId}/messages/{messageId}",
     "Delete a message this instance sent, for everyone",
-    NETWORK_ERRORS,
+    { errors: NETWORK_ERRORS },
   )
     .input(chatIdPath.extend({ messageId: messageIdPath }))
     .output(successSchema)
@@ -409,7 +374,7 @@ export const chatsRouter = router({
       return { success: true as const };
     }),
 
-  chatUnread: proc("POST", "/{chatId}/unread", "Mark the chat as unread")
+  chatUnread: route("POST", "/{chatId}/unread", "Mark the chat as unread")
     .input(chatIdPath)
     .output(z.object({}))
     .mutation(async ({ ctx, input }) => {

@@ -7,7 +7,6 @@ import {
   contactSchema,
   DOC_PATTERNS,
   documented,
-  type ErrorCode,
   existsResultSchema,
   type Instance,
   listContactsQuery,
@@ -16,10 +15,11 @@ import {
 import { storedAddressBook } from "@gw/platform";
 import { z } from "zod";
 import { pictureLink } from "../http/files.ts";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 /**
  * Spec 4.14 contacts (our design, docs/contacts.md): the address book the network synced (read from
@@ -31,23 +31,7 @@ const tags = ["Contacts"];
 const NETWORK = NETWORK_ERRORS;
 type Ctx = Context & { instance: Instance };
 
-const route = (
-  method: "GET" | "POST",
-  path: string,
-  summary: string,
-  extra: { errors?: ErrorCode[]; description?: string } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: extra.errors ?? NETWORK,
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/contacts${path}`,
-      tags,
-      summary,
-      ...(extra.description ? { description: extra.description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/contacts", tags, errors: NETWORK });
 
 const byContact = z.object({ contactId: contactIdSchema });
 const book = (ctx: Ctx) => storedAddressBook(ctx.platform);

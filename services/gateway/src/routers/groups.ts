@@ -1,7 +1,6 @@
 import {
   addParticipantsBody,
   createGroupBody,
-  type ErrorCode,
   type fileSchema,
   type GroupMeta,
   groupIdSchema,
@@ -24,10 +23,11 @@ import {
 } from "@gw/contracts";
 import { loadFile } from "@gw/sending";
 import { z } from "zod";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 /** Spec 4.14 groups (our design, docs/groups.md); standard instances only (the capability table). */
 
@@ -35,25 +35,7 @@ const tags = ["Groups"];
 const ERRORS = NETWORK_ERRORS;
 type Ctx = Context & { instance: Instance };
 
-const route = (
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-  path: string,
-  summary: string,
-  extra: { errors?: ErrorCode[]; description?: string; bodyLimit?: "file"; successStatus?: 201 } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: [...ERRORS, ...(extra.errors ?? [])],
-    ...(extra.bodyLimit ? { bodyLimit: extra.bodyLimit } : {}),
-    ...(extra.successStatus ? { successStatus: extra.successStatus } : {}),
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/groups${path}`,
-      tags,
-      summary,
-      ...(extra.description ? { description: extra.description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/groups", tags, errors: ERRORS, extendErrors: true });
 
 const byGroup = z.object({ groupId: groupIdSchema });
 
@@ -101,8 +83,8 @@ const participantsRoute = (action: "add" | "remove" | "promote" | "demote", summ
 
 export const groupsRouter = router({
   createGroup: route("POST", "", "Create a group with its first participants", {
-    successStatus: 201,
-    bodyLimit: "file",
+    created: true,
+    file: true,
     description: "Answers the group and one result per participant (the network refuses some: privacy, no account).",
   })
     .input(createGroupBody)
@@ -191,7 +173,7 @@ export const groupsRouter = router({
 
   setGroupPicture: route("PUT", "/{groupId}/picture", "Set the group's picture (JPG or PNG)", {
     errors: ["not_found"],
-    bodyLimit: "file",
+    file: true,
   })
     .input(byGroup.extend({ file: typedFile(PICTURE_TYPES_PATTERN, "JPG or PNG (spec 2.5 file object)") }))
     .output(successSchema)

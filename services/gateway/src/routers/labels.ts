@@ -1,7 +1,6 @@
 import {
   chatLabelsBody,
   colorOfBody,
-  type ErrorCode,
   type Instance,
   labelBody,
   labelChatIdSchema,
@@ -12,10 +11,11 @@ import {
   successSchema,
 } from "@gw/contracts";
 import { z } from "zod";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 /**
  * Spec 4.7 labels (docs/labels.md), standard instances only (the capability table answers the
@@ -32,24 +32,7 @@ const BUSINESS =
 
 type Ctx = Context & { instance: Instance };
 
-const route = (
-  method: "GET" | "POST" | "PUT" | "DELETE",
-  path: string,
-  summary: string,
-  extra: { errors?: ErrorCode[]; description?: string; created?: boolean } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: [...ERRORS, ...(extra.errors ?? [])],
-    ...(extra.created ? { successStatus: 201 as const } : {}),
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/labels${path}`,
-      tags,
-      summary,
-      description: [extra.description, BUSINESS].filter(Boolean).join(" "),
-    },
-  });
+const route = areaRoute({ path: "/labels", tags, errors: ERRORS, extendErrors: true, note: BUSINESS });
 
 const byLabel = z.object({ labelId: labelIdSchema });
 const byChat = z.object({ chatId: labelChatIdSchema });

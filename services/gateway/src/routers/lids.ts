@@ -1,14 +1,10 @@
 import { ApiError, lidMappingSchema, lidParam, lidsListQuery, pnParam } from "@gw/contracts";
 import { z } from "zod";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { areaRoute } from "../trpc/area-route.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["LID mappings"];
-const route = (path: string, summary: string, errors: "not_found"[] = []) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors,
-    openapi: { method: "GET", path: `/instances/{instanceId}/lids${path}`, tags, summary },
-  });
+const route = areaRoute({ path: "/lids", tags, errors: [] });
 
 const notKnown = () => new ApiError("not_found", "Mapeamento de LID desconhecido para esta instância.");
 
@@ -17,7 +13,7 @@ const notKnown = () => new ApiError("not_found", "Mapeamento de LID desconhecido
  * from the identity store; no network call, so they answer while disconnected too).
  */
 export const lidsRouter = router({
-  listLids: route("", "Known LID ↔ number mappings, ordered by LID")
+  listLids: route("GET", "", "Known LID ↔ number mappings, ordered by LID")
     .input(lidsListQuery)
     .output(z.array(lidMappingSchema))
     .query(async ({ ctx, input }) =>
@@ -27,11 +23,11 @@ export const lidsRouter = router({
       })),
     ),
 
-  countLids: route("/count", "How many LID mappings the instance knows")
+  countLids: route("GET", "/count", "How many LID mappings the instance knows")
     .output(z.object({ count: z.number().int() }))
     .query(async ({ ctx }) => ({ count: await ctx.platform.identity.count(ctx.instance.id) })),
 
-  getLid: route("/{lid}", "The number behind a LID", ["not_found"])
+  getLid: route("GET", "/{lid}", "The number behind a LID", { errors: ["not_found"] })
     .input(lidParam)
     .output(lidMappingSchema)
     .query(async ({ ctx, input }) => {
@@ -41,7 +37,7 @@ export const lidsRouter = router({
       return { lid, pn: `${phone}@c.us` };
     }),
 
-  getLidByPhone: route("/pn/{phone}", "The LID of a number", ["not_found"])
+  getLidByPhone: route("GET", "/pn/{phone}", "The LID of a number", { errors: ["not_found"] })
     .input(pnParam)
     .output(lidMappingSchema)
     .query(async ({ ctx, input }) => {

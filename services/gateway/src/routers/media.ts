@@ -2,19 +2,15 @@ import { CONVERTED_MEDIA_TTL_S, type ConvertedMedia, convertBody, convertedMedia
 import { extensionOf } from "@gw/platform";
 import { convertVideo, convertVoice, type LoadedFile, loadFile } from "@gw/sending";
 import type { z } from "zod";
+import { areaRoute } from "../trpc/area-route.ts";
 import type { Context } from "../trpc/context.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Media"];
 
+const convertRoute = areaRoute({ path: "/media/convert", tags, errors: ["url_not_allowed", "payload_too_large"] });
 const route = (kind: "voice" | "video", summary: string, description: string) =>
-  instanceProcedure
-    .meta({
-      auth: "instance",
-      bodyLimit: "file",
-      errors: ["url_not_allowed", "payload_too_large"],
-      openapi: { method: "POST", path: `/instances/{instanceId}/media/convert/${kind}`, tags, summary, description },
-    })
+  convertRoute("POST", `/${kind}`, summary, { file: true, description })
     .input(convertBody)
     .output(convertedMediaSchema);
 

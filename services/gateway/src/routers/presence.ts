@@ -19,32 +19,16 @@ import {
 import { ChatResolver } from "@gw/sending";
 import type { SessionApi } from "@gw/session";
 import { z } from "zod";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Presence"];
 const NETWORK: ErrorCode[] = [...NETWORK_ERRORS, "not_found"];
 
-const route = (
-  method: "GET" | "POST",
-  path: string,
-  summary: string,
-  opts: { description?: string; errors?: ErrorCode[]; bodyRules?: Record<string, unknown> } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    ...(opts.bodyRules ? { bodyRules: opts.bodyRules } : {}),
-    errors: opts.errors ?? NETWORK,
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/presence${path}`,
-      tags,
-      summary,
-      ...(opts.description ? { description: opts.description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/presence", tags, errors: NETWORK });
 
 const CHAT_MESSAGE = "use um contato (número, @c.us, @lid) ou um grupo (@g.us)";
 

@@ -1,5 +1,4 @@
 import {
-  type ErrorCode,
   invalid,
   isPictureType,
   PROFILE_PICTURE_MAX_BYTES,
@@ -11,32 +10,16 @@ import {
 } from "@gw/contracts";
 import { loadFile, sniffMimetype } from "@gw/sending";
 import { avatarOf } from "../http/files.ts";
+import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
 import { NETWORK_ERRORS } from "../trpc/errors.ts";
-import { instanceProcedure, router } from "../trpc/init.ts";
+import { router } from "../trpc/init.ts";
 
 const tags = ["Profile"];
 const NETWORK = NETWORK_ERRORS;
 
-const route = (
-  method: "GET" | "PUT" | "DELETE",
-  path: string,
-  summary: string,
-  opts: { description?: string; errors?: ErrorCode[]; file?: boolean } = {},
-) =>
-  instanceProcedure.meta({
-    auth: "instance",
-    errors: opts.errors ?? NETWORK,
-    ...(opts.file ? { bodyLimit: "file" as const } : {}),
-    openapi: {
-      method,
-      path: `/instances/{instanceId}/profile${path}`,
-      tags,
-      summary,
-      ...(opts.description ? { description: opts.description } : {}),
-    },
-  });
+const route = areaRoute({ path: "/profile", tags, errors: NETWORK });
 
 type Ctx = Context & { instance: { id: string; phone: string } };
 
