@@ -228,3 +228,30 @@ describe("admin bearer", () => {
     await expectError(await gw.request(`/v1/instances/${id}`, { headers: adminHeaders() }), 401, "invalid_token");
   });
 });
+
+describe("credential headers", () => {
+  it("an Authorization header that is no bearer token is refused, also beside a valid X-Instance-Token", async () => {
+    const { id, token } = await gw.createInstance();
+    for (const authorization of ["Basic dXNlcjpwYXNz", "Bearer", "", `Token ${token}`, `Bearer ${token} extra`]) {
+      const res = await getInstance(gw, id, { ...tokenHeaders(token), authorization });
+      const body = await expectError(res, 401, "invalid_token");
+      expect(body.error.message).toMatch(/Authorization/);
+    }
+    // The same malformed header on an admin route.
+    await expectError(
+      await gw.request("/v1/admin/instances", { headers: { authorization: "Basic eA==" } }),
+      401,
+      "invalid_token",
+    );
+  });
+
+  it("two different tokens are refused; the same token in both headers is accepted", async () => {
+    const a = await gw.createInstance();
+    const b = await gw.createInstance();
+    const both = { ...tokenHeaders(a.token), authorization: `Bearer ${b.token}` };
+    await expectError(await getInstance(gw, a.id, both), 401, "invalid_token");
+    const same = { ...tokenHeaders(a.token), authorization: `bearer ${a.token}` };
+    expect((await getInstance(gw, a.id, same)).status).toBe(200);
+    expect((await getInstance(gw, a.id, { authorization: `Bearer ${a.token}` })).status).toBe(200);
+  });
+});

@@ -68,16 +68,29 @@ function checkIdempotencyKey(req: FastifyRequest): void {
   }
 }
 
+/**
+ * The instance token: `X-Instance-Token`, or `Authorization: Bearer`. A request that carries an
+ * `Authorization` header of another form, or two different tokens, is refused (401
+ * `invalid_token`) rather than served on whichever header we happen to read first: a client
+ * whose proxy rewrites one of them should learn it on the first call, not after a rotation.
+ */
 function presentedToken(req: FastifyRequest): string | undefined {
   const header = req.headers["x-instance-token"];
-  if (typeof header === "string" && header.length > 0) return header;
-  return bearer(req);
+  const given = typeof header === "string" && header.length > 0 ? header : undefined;
+  const bearerToken = bearer(req);
+  if (given && bearerToken && bearerToken !== given) {
+    throw new ApiError("invalid_token", "X-Instance-Token e Authorization trazem tokens diferentes.");
+  }
+  return given ?? bearerToken;
 }
 
+/** The token of `Authorization: Bearer <token>`; undefined without the header; 401 when malformed. */
 function bearer(req: FastifyRequest): string | undefined {
   const auth = req.headers.authorization;
-  const m = typeof auth === "string" ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
-  return m?.[1];
+  if (auth === undefined) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+  if (!m?.[1]) throw new ApiError("invalid_token", "Cabeçalho Authorization malformado: use `Bearer <token>`.");
+  return m[1];
 }
 
 /**
