@@ -11,10 +11,11 @@ setup:
 dev: setup
 	@node scripts/dev.mjs
 
-## make test: lint, type check, the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API, then the test count again as the last line
+## make test: lint, type check, the import graph and file lengths (scripts/import-graph.mjs), the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API, then the test count again as the last line
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
+	@node scripts/import-graph.mjs
 	@node scripts/helm-lint.mjs
 	@node scripts/docker-lint.mjs
 	@node scripts/test.mjs
