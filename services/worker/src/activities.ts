@@ -1,7 +1,7 @@
 import type { Logger, Platform } from "@gw/platform";
 import { attemptDelivery } from "@gw/platform";
 import type { RetryInput, RetryResult, WebhookActivities } from "@gw/workflows/activities";
-import type { WorkerMetrics } from "./health.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
 

@@ -9,7 +9,7 @@ import {
 } from "@gw/platform";
 import type { WebhookRetryInput } from "@gw/workflows";
 import type { Client } from "@temporalio/client";
-import type { WorkerMetrics } from "./health.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
 

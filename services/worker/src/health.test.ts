@@ -1,11 +1,12 @@
 // The worker role's health port on a real Redis and Temporal: what the chart's probes and the
 // PrometheusRule's alerts read (charts/gateway).
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
+import { testEnv } from "@gw/test/gateway";
 import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testEnv } from "@gw/test/gateway";
 import { DISPATCH_GROUP } from "./dispatcher.ts";
-import { createWorkerMetrics, startWorkerHealth } from "./health.ts";
+import { startWorkerHealth } from "./health.ts";
+import { createWorkerMetrics } from "./metrics.ts";
 
 const config = loadConfig(testEnv());
 let platform: Platform;

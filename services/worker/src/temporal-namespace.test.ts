@@ -1,9 +1,9 @@
 // The chart's Temporal-namespace hook (charts/gateway, temporalNamespaceJob) against the real
 // Temporal dev server.
 import { randomBytes } from "node:crypto";
+import { testEnv } from "@gw/test/gateway";
 import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "@gw/test/gateway";
 import { ensureTemporalNamespace } from "./temporal-namespace.ts";
 
 const address = testEnv().TEMPORAL_ADDRESS!;
