@@ -78,7 +78,7 @@ const CONTACT = "15550000001";
 
 const sec = (ms) => (Number.isFinite(ms) ? (ms / 1000).toFixed(2) : "n/a");
 
-/** Rendezvous ranking exactly as services/platform/src/leases.ts rankPods: the expected owner. */
+/** Rendezvous ranking exactly as services/platform/src/infra/leases.ts rankPods: the expected owner. */
 function expectedOwner(instanceId, podIds) {
   const w = (podId) => createHash("sha1").update(`${podId}\0${instanceId}`).digest().readUInt32BE(0);
   return [...podIds].sort((a, b) => w(b) - w(a) || (a < b ? -1 : 1))[0];

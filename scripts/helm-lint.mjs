@@ -477,7 +477,7 @@ async function main() {
 
   // --- The schema and the chart cover exactly the variables config.ts reads.
   check("values.schema.json config keys + the chart's own variables = config.ts", () => {
-    const configTs = readFileSync(join(ROOT, "services/platform/src/config.ts"), "utf8");
+    const configTs = readFileSync(join(ROOT, "services/platform/src/infra/config.ts"), "utf8");
     const body = configTs.slice(configTs.indexOf("export const configSchema"));
     const read = new Set([...body.matchAll(/^ {2}([A-Z][A-Z0-9_]+):/gm)].map((m) => m[1]));
     const schema = JSON.parse(readFileSync(join(ROOT, CHART, "values.schema.json"), "utf8"));

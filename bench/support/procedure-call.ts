@@ -1,6 +1,6 @@
 // node --import tsx bench/support/procedure-call.ts — µs per procedure call through tRPC's own
 // call (what the REST binding and the pod's `/rpc` did until the eleventh round) against the same
-// procedure compiled once (services/platform/src/trpc-invoke.ts), in one process, alternating
+// procedure compiled once (services/platform/src/trpc/invoke.ts), in one process, alternating
 // rounds: the gateway's text send (instanceProcedure's input + middleware, the route's body schema,
 // its output union; the resolver answers at once, the instance comes from a stub cache) and the
 // pod's `send` (through `createCaller`, as the pod called it). CPU work only, no I/O: what the
@@ -9,7 +9,7 @@
 import { queueItemSchema, sendBodies, sendResponseSchema } from "../../services/contracts/src/index.ts";
 import { z } from "../../services/gateway/node_modules/zod/index.js";
 import { instanceProcedure } from "../../services/gateway/src/trpc/init.ts";
-import { compileProcedure } from "../../services/platform/src/trpc-invoke.ts";
+import { compileProcedure } from "../../services/platform/src/trpc/invoke.ts";
 import { sessionRouter } from "../../services/session/src/rpc.ts";
 
 const instanceId = "i0123456789abcdef01234567";

@@ -16,7 +16,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { eventEnvelope } from "../../services/platform/src/events.ts";
+import { eventEnvelope } from "../../services/platform/src/events/bus.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const { Agent, request } = createRequire(join(ROOT, "services", "platform", "package.json"))("undici");

@@ -1,3 +1,7 @@
+// The capability table: which route each instance kind and provider supports, the core routes'
+// entries here and the feature areas' fragments (areas/*.ts) merged in, with its lookups. The
+// Capability type and its verdicts live below it in capability.ts (the areas import them from
+// there); they are re-exported here so `@gw/contracts/capabilities` still offers them.
 import { appsCapabilities } from "./areas/apps.ts";
 import { businessCapabilities } from "./areas/business.ts";
 import { callsCapabilities } from "./areas/calls.ts";
@@ -11,27 +15,11 @@ import { presenceCapabilities } from "./areas/presence.ts";
 import { profileCapabilities } from "./areas/profile.ts";
 import { statusCapabilities } from "./areas/status.ts";
 import { templatesCapabilities } from "./areas/templates.ts";
-import { ApiError } from "./errors.ts";
+import { type Capability, supports } from "./capability.ts";
+import type { ApiError } from "./errors.ts";
 import type { InstanceKind, Provider } from "./instance.ts";
 
-/**
- * Which route each instance kind and provider supports: the one table the routing (the 501s),
- * the OpenAPI text and docs/capabilities.md derive from. Keys are the spec's tables' own
- * `METHOD /path`, relative to `/v1/instances/{instanceId}`.
- *
- * - `kinds`: the spec's kind rule. A standard-only route answers `501 not_supported_by_provider`
- *   on official-gateway instances; an official-only route answers `501 official_api_only` on
- *   standard instances.
- * - `gaps`: a provider of the right kind that cannot do it (the network library has no call for
- *   it): `501 not_supported` with the text given, which names what is missing.
- * - `official`: what the route does on official-gateway instances when it differs (the OpenAPI
- *   text and docs/official.md show it).
- */
-export interface Capability {
-  kinds: "both" | "standard" | "official";
-  gaps?: Partial<Record<Provider, string>>;
-  official?: string;
-}
+export { type Capability, describeCapability, PROVIDERS_OF_KIND, supports } from "./capability.ts";
 
 const both: Capability = { kinds: "both" };
 const standard: Capability = { kinds: "standard" };
@@ -161,46 +149,10 @@ export function capabilityOf(key: string): Capability | undefined {
   return (CAPABILITIES as Record<string, Capability>)[key];
 }
 
-/** The providers of each kind. */
-export const PROVIDERS_OF_KIND: Record<InstanceKind, readonly Provider[]> = {
-  standard: ["sim", "baileys"],
-  official: ["cloud"],
-};
-
-/** Whether `provider` serves the route: true, or why not (the 501's message). */
-export function supports(cap: Capability, kind: InstanceKind, provider: Provider): true | ApiError {
-  if (cap.kinds === "standard" && kind !== "standard") {
-    return new ApiError(
-      "not_supported_by_provider",
-      "Rota indisponível em instâncias do gateway oficial (só instâncias padrão).",
-    );
-  }
-  if (cap.kinds === "official" && kind !== "official") return new ApiError("official_api_only");
-  const gap = cap.gaps?.[provider];
-  return gap ? new ApiError("not_supported", gap) : true;
-}
-
 /** The 501 a route answers for an instance, or null when it serves it. */
 export function capabilityError(key: string, instance: { kind: InstanceKind; provider: Provider }): ApiError | null {
   const cap = capabilityOf(key);
   if (!cap) return null;
   const verdict = supports(cap, instance.kind, instance.provider);
   return verdict === true ? null : verdict;
-}
-
-/** One line for the OpenAPI description: who serves the route, and the 501 the others get. */
-export function describeCapability(cap: Capability): string {
-  const parts: string[] = [];
-  for (const kind of ["standard", "official"] as const) {
-    const label = kind === "standard" ? "standard" : "official-gateway";
-    const providers = PROVIDERS_OF_KIND[kind];
-    const verdicts = providers.map((p) => [p, supports(cap, kind, p)] as const);
-    const yes = verdicts.filter(([, v]) => v === true).map(([p]) => p);
-    const no = verdicts.filter(([, v]) => v !== true) as [Provider, ApiError][];
-    if (yes.length === providers.length) parts.push(`${label}: yes`);
-    else if (yes.length === 0) parts.push(`${label}: 501 \`${no[0]![1].code}\``);
-    else parts.push(`${label}: ${yes.join(", ")}; ${no.map(([p, e]) => `${p} 501 \`${e.code}\``).join(", ")}`);
-  }
-  const line = `**Instance kinds** — ${parts.join(" · ")}.`;
-  return cap.official && cap.kinds !== "standard" ? `${line} On official-gateway instances: ${cap.official}` : line;
 }

@@ -1,31 +1,31 @@
 import { createHmac } from "node:crypto";
-import { AccountStore } from "./accounts.ts";
-import { AppStore } from "./apps.ts";
-import { RequestAuthorizer } from "./auth.ts";
-import { CloudCredentialStore, cloudCredentialsKey } from "./cloud-credentials.ts";
-import { CloudInbox } from "./cloud-inbox.ts";
-import { ConversationWindows } from "./cloud-windows.ts";
-import type { Config } from "./config.ts";
-import { ConvertedMediaStore } from "./converted-media.ts";
-import { EventBus } from "./events.ts";
-import { GroupStore } from "./group-store.ts";
-import { IdentityMap } from "./identity.ts";
-import { dropIndexIfAny, ensureIndexes } from "./indexes.ts";
-import { InstanceCache } from "./instance-cache.ts";
-import { InstanceStore } from "./instances.ts";
-import { Invalidations } from "./invalidations.ts";
-import { keys } from "./keys.ts";
-import { Leases } from "./leases.ts";
-import { MediaLinks } from "./media-links.ts";
-import { MessageStore } from "./messages.ts";
-import { PresenceStore } from "./presence.ts";
-import { ReadModel } from "./read-model.ts";
-import { createIoRedis, createOmClient } from "./redis.ts";
-import { createRepositories } from "./repositories.ts";
-import { ScriptBatch } from "./script-batch.ts";
-import { Sealer } from "./sealed.ts";
-import { WebhookSubscriptions } from "./subscriptions.ts";
-import { WebhookStore } from "./webhooks.ts";
+import { RequestAuthorizer } from "./auth/authorizer.ts";
+import { MediaLinks } from "./auth/media-links.ts";
+import { Sealer } from "./auth/sealed.ts";
+import { CloudCredentialStore, cloudCredentialsKey } from "./cloud/credentials.ts";
+import { CloudInbox } from "./cloud/inbox.ts";
+import { ConversationWindows } from "./cloud/windows.ts";
+import { EventBus } from "./events/bus.ts";
+import type { Config } from "./infra/config.ts";
+import { dropIndexIfAny, ensureIndexes } from "./infra/indexes.ts";
+import { Invalidations } from "./infra/invalidations.ts";
+import { keys } from "./infra/keys.ts";
+import { Leases } from "./infra/leases.ts";
+import { createIoRedis, createOmClient } from "./infra/redis.ts";
+import { ScriptBatch } from "./infra/script-batch.ts";
+import { ReadModel } from "./read-model/index.ts";
+import { AccountStore } from "./store/accounts.ts";
+import { AppStore } from "./store/apps.ts";
+import { ConvertedMediaStore } from "./store/converted-media.ts";
+import { GroupStore } from "./store/group-store.ts";
+import { IdentityMap } from "./store/identity.ts";
+import { InstanceCache } from "./store/instance-cache.ts";
+import { InstanceStore } from "./store/instances.ts";
+import { MessageStore } from "./store/messages.ts";
+import { PresenceStore } from "./store/presence.ts";
+import { createRepositories } from "./store/repositories.ts";
+import { WebhookStore } from "./webhooks/store.ts";
+import { WebhookSubscriptions } from "./webhooks/subscriptions.ts";
 
 /** The shared state layer every role stands on: Redis clients, repositories and stores. */
 export async function createPlatform(config: Config) {
@@ -56,7 +56,8 @@ export async function createPlatform(config: Config) {
     cloud,
   );
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
-  // The request path's own connection: one script call per event-loop turn (auth.ts batches), no auto-pipelining.
+  // The request path's own connection: one script call per event-loop turn (auth/authorizer.ts
+  // batches), no auto-pipelining.
   const authRedis = createIoRedis(config.REDIS_URL, "gw-auth", { autoPipelining: false });
   const authorizer = new RequestAuthorizer(authRedis, k, {
     perSecond: config.RATE_LIMIT_PER_SECOND,

@@ -1,15 +1,15 @@
 // simnet: the simulated messaging network (docs/simnet.md).
 import Fastify, { type FastifyInstance } from "fastify";
 import { resolveOptions, type SimnetOptions } from "./config.ts";
-import { cleanupConnection } from "./connections.ts";
-import { closeAll, registerControl } from "./control.ts";
-import { SimnetState } from "./state.ts";
-import { attachWire } from "./wire.ts";
+import { registerControl } from "./control/control.ts";
+import { SimnetState } from "./state/state.ts";
+import { cleanupConnection, closeAll } from "./wire/connections.ts";
+import { attachWire } from "./wire/wire.ts";
 
 export * from "./config.ts";
 export { ERROR_STATUS, type ErrorCode, SimnetError } from "./errors.ts";
-export * from "./protocol.ts";
-export type { SimnetState } from "./state.ts";
+export type { SimnetState } from "./state/state.ts";
+export * from "./wire/protocol.ts";
 
 export interface Simnet {
   app: FastifyInstance;

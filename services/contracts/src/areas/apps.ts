@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Capability } from "../capabilities.ts";
+import type { Capability } from "../capability.ts";
 
 /**
  * Apps (integrations, spec 2.10: `{id, app, config, enabled}`; routes are ours, docs/apps.md).

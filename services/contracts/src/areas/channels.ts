@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Capability } from "../capabilities.ts";
+import type { Capability } from "../capability.ts";
 import { typedFile } from "../file.ts";
 import { PICTURE_TYPES_PATTERN } from "../media-kinds.ts";
 import { defineOps } from "../ops.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Capability } from "../capabilities.ts";
+import type { Capability } from "../capability.ts";
 import { DOC_PATTERNS, documented } from "../doc-patterns.ts";
 import { pageLimitSchema, pageOffsetSchema } from "../paging.ts";
 

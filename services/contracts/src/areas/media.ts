@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Capability } from "../capabilities.ts";
+import type { Capability } from "../capability.ts";
 import { fileSchema } from "../file.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Capability } from "../capabilities.ts";
+import type { Capability } from "../capability.ts";
 import { chatFields } from "../chat-id.ts";
 import { defineOps } from "../ops.ts";
 import { type PresenceState, presenceStateSchema } from "../outbound.ts";

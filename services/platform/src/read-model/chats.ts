@@ -2,10 +2,10 @@
 import { formatMessageId, type Instance } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { type Repository, Schema } from "redis-om";
-import type { IdentityMap } from "../identity.ts";
-import type { Keys } from "../keys.ts";
-import type { MediaLinks } from "../media-links.ts";
-import type { ScriptBatch } from "../script-batch.ts";
+import type { MediaLinks } from "../auth/media-links.ts";
+import type { Keys } from "../infra/keys.ts";
+import type { ScriptBatch } from "../infra/script-batch.ts";
+import type { IdentityMap } from "../store/identity.ts";
 import { ChatMemo, TTL_REFRESH_MS } from "./memo.ts";
 import { chatFamily } from "./pages.ts";
 import { MARK_CHAT, TOUCH_CHAT } from "./scripts.ts";

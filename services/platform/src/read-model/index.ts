@@ -6,12 +6,12 @@
 import { formatMessageId, type Instance, parseMessageId } from "@gw/contracts";
 import type { Redis } from "ioredis";
 import { Repository } from "redis-om";
-import type { IdentityMap } from "../identity.ts";
-import type { Keys } from "../keys.ts";
-import type { MediaLinks } from "../media-links.ts";
-import { MESSAGE_KEEP_MS } from "../messages.ts";
-import type { OmClient } from "../redis.ts";
-import type { ScriptBatch } from "../script-batch.ts";
+import type { MediaLinks } from "../auth/media-links.ts";
+import type { Keys } from "../infra/keys.ts";
+import type { OmClient } from "../infra/redis.ts";
+import type { ScriptBatch } from "../infra/script-batch.ts";
+import type { IdentityMap } from "../store/identity.ts";
+import { MESSAGE_KEEP_MS } from "../store/messages.ts";
 import { ACK } from "./acks.ts";
 import { ChatStore, readModelSchemas } from "./chats.ts";
 import { docOf, sanitizeRaw, str } from "./doc.ts";
@@ -67,7 +67,7 @@ export class ReadModel {
   ) {
     this.chatsRepo = new Repository(readModelSchemas(k).chats, om);
     this.retentionMs = opts.retentionMs;
-    // A message's writes go in the turn's batch (script-batch.ts) with the events that announce
+    // A message's writes go in the turn's batch (infra/script-batch.ts) with the events that announce
     // them; the rarer ones are scripts of their own.
     this.writes = new MessageWrites(redis, k, batch, opts.retentionMs, opts.pendingAckMs ?? 120_000);
     this.pages = new MessagePages(redis, k, identity);

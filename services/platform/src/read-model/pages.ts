@@ -2,8 +2,8 @@
 // list, one message, and stored documents with their acks.
 import { type Instance, NETWORK_ID_RE, parseMessageId } from "@gw/contracts";
 import type { Redis } from "ioredis";
-import type { IdentityMap } from "../identity.ts";
-import type { Keys } from "../keys.ts";
+import type { Keys } from "../infra/keys.ts";
+import type { IdentityMap } from "../store/identity.ts";
 import { ACK, ACKS, ackBase, fromAckScore } from "./acks.ts";
 import { compareEntries, parseDoc } from "./doc.ts";
 import type { MessageDoc, MessageQuery } from "./types.ts";

@@ -1,6 +1,6 @@
 // The read model's Lua: the read-modify-write steps that must not interleave (an ack racing the
 // send that stores its message, unread counters of concurrent messages). The per-message ones run
-// in the turn's script batch (script-batch.ts) with the events that announce them; each is written
+// in the turn's script batch (infra/script-batch.ts) with the events that announce them; each is written
 // so that the common case is as few commands as possible (docs/benchmarks.md, tenth round).
 import { RANK_SPAN } from "./acks.ts";
 import { HEADER_LUA } from "./doc.ts";

@@ -48,7 +48,7 @@ export interface MessageDoc {
   raw?: unknown;
   /**
    * `raw` is the content as sent (an API send without media bytes): the message store's kept
-   * message for 7 days is this document (messages.ts), not a record of its own.
+   * message for 7 days is this document (store/messages.ts), not a record of its own.
    */
   keeps?: true;
 }

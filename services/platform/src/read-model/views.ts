@@ -1,8 +1,8 @@
 // Stored messages → the spec 2.8 read shape, privacy ids rewritten with what the instance knows now.
 import { formatMessageId, type Instance, parseMessageId } from "@gw/contracts";
-import type { IdentityMap } from "../identity.ts";
-import { extensionOf, type MediaLinks } from "../media-links.ts";
-import { MESSAGE_KEEP_MS } from "../messages.ts";
+import { extensionOf, type MediaLinks } from "../auth/media-links.ts";
+import type { IdentityMap } from "../store/identity.ts";
+import { MESSAGE_KEEP_MS } from "../store/messages.ts";
 import { ackName } from "./acks.ts";
 import type { MessageDoc, MessageMedia, MessageView } from "./types.ts";
 
@@ -131,7 +131,7 @@ export class MessageViews {
       ...(d.forwarded ? { forwarded: true } : {}),
       edited: Boolean(d.edited),
       revoked: Boolean(d.revoked),
-      // A revoked message shows no content (a kept message's content stays stored: messages.ts).
+      // A revoked message shows no content (a kept message's content stays stored: store/messages.ts).
       _data: d.revoked ? null : (d.raw ?? null),
     };
     return view;

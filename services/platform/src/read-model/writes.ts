@@ -1,8 +1,8 @@
 // A message's writes: stored when it arrives or is sent, its ack moved, edited or revoked.
 import type { Instance } from "@gw/contracts";
 import type { Redis } from "ioredis";
-import type { Keys } from "../keys.ts";
-import type { ScriptBatch } from "../script-batch.ts";
+import type { Keys } from "../infra/keys.ts";
+import type { ScriptBatch } from "../infra/script-batch.ts";
 import { ACK_OF_STATUS, ackRank, ackScore } from "./acks.ts";
 import { docJson, type Place, parseDoc, placeOf } from "./doc.ts";
 import { PlaceMemo, TtlMemo } from "./memo.ts";
