@@ -3,7 +3,7 @@ import type { Logger } from "@gw/platform";
 import type { InFlight, Resume } from "./handover.ts";
 import type { ProviderFactory, ProviderSession } from "./providers/contract.ts";
 
-/** One connection a session pod holds under its lease (ownership.ts). */
+/** One connection a session pod holds under its lease (ownership/). */
 export interface Held {
   epoch: number;
   session: ProviderSession;

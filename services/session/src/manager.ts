@@ -21,7 +21,7 @@ import {
 import { contentHash, storedHash, validationDetails } from "@gw/platform";
 import { recordSent } from "./events/sent-record.ts";
 import type { Held, SessionManagerOptions } from "./held.ts";
-import { ConnectionOwner } from "./ownership.ts";
+import { ConnectionOwner } from "./ownership/index.ts";
 import type { Picture } from "./providers/contract.ts";
 
 /** The operations the gateway asks of an instance's owner (local or over internal tRPC). */
@@ -49,7 +49,7 @@ export interface SessionApi {
 }
 
 /**
- * A session pod's sessions: the connections it holds (ConnectionOwner, ownership.ts: leases,
+ * A session pod's sessions: the connections it holds (ConnectionOwner, ownership/: leases,
  * reconcile, handover, fencing) and the operations the gateway asks of them (SessionApi).
  */
 export class SessionManager extends ConnectionOwner implements SessionApi {

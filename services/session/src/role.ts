@@ -21,7 +21,7 @@ import { NotHeldHere } from "./not-held.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
 import { createCloudProvider } from "./providers/cloud/index.ts";
 import type { ProviderFactory } from "./providers/contract.ts";
-import { createSimProvider } from "./providers/sim/session.ts";
+import { createSimProvider } from "./providers/sim/index.ts";
 import { sessionRouter } from "./rpc.ts";
 
 /**

@@ -62,7 +62,7 @@ const LOGOUT_WAIT_MS = 15_000;
 
 /**
  * The logout of an instance no pod holds (stopped): a paired one is taken by a pod to remove its
- * device on the network, never started (`logoutPending`, session ownership.ts); when none has done
+ * device on the network, never started (`logoutPending`, session ownership/); when none has done
  * it within LOGOUT_WAIT_MS, the pairing is wiped here only and `session.status` says the phone
  * must remove the device (docs/lifecycle.md "Logout").
  */

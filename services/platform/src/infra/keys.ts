@@ -34,7 +34,7 @@ export function keys(prefix: string) {
     running: `${prefix}running`,
     /**
      * SET of instances to log out on the network that no pod held when asked (a stopped paired
-     * instance): the pod that takes one logs it out instead of starting it (session ownership.ts).
+     * instance): the pod that takes one logs it out instead of starting it (session ownership/).
      */
     logoutPending: `${prefix}logout-pending`,
     lease: (id: string) => `${prefix}lease:${id}`,

@@ -1,4 +1,5 @@
 import { ADDRESS_BOOK_RECORD, type AddressBookEntry, addressBookEntrySchema, BLOCKLIST_RECORD } from "@gw/contracts";
+import { phoneOf } from "./addressing.ts";
 import type { ProviderContext } from "./contract.ts";
 
 /**
@@ -24,8 +25,6 @@ export interface AddressBookWriter {
     has(id: string): Promise<boolean>;
   };
 }
-
-const phoneOf = (id: string) => (id.endsWith("@c.us") ? id.split("@")[0]! : "");
 
 export function addressBookWriter(ctx: Pick<ProviderContext, "records" | "identity">): AddressBookWriter {
   const { records, identity } = ctx;

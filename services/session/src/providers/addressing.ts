@@ -38,6 +38,8 @@ const CACHE_LIMIT = 5_000;
 export const isLidId = (id: string) => /^\d{5,25}@lid$/.test(id);
 export const isPnId = (id: string) => /^\d{5,20}@c\.us$/.test(id);
 const digitsOf = (id: string) => id.split("@")[0]!;
+/** The number of a `<digits>@c.us` id (its digits); "" for any other id. */
+export const phoneOf = (id: string) => (id.endsWith("@c.us") ? digitsOf(id) : "");
 
 export class ConversationAddressing {
   /** Entries read or written, newest last (a miss is cached as `{}`). */

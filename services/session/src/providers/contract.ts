@@ -113,6 +113,9 @@ export type ProviderEvent =
 
 export type AckStatus = "pending" | "sent" | "delivered" | "read" | "played" | "failed";
 
+/** The acks a network reports of a message sent (every {@link AckStatus} but `pending`): others are ignored. */
+export const NETWORK_ACKS: ReadonlySet<string> = new Set<AckStatus>(["sent", "delivered", "read", "played", "failed"]);
+
 export interface Picture {
   data: string;
   mimetype: string;

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { EventKind } from "@gw/contracts";
 import { chatOfUser } from "./ids.ts";
 import { type CloudItem, echoesChange, messagesChange } from "./inbound.ts";
+import { arr, type Obj, obj } from "./values.ts";
 
 /**
  * Every webhook field of the operator (reference cloud-api.md §3.6–3.8) → what the gateway does
@@ -27,9 +28,6 @@ export type CloudHistoryItem = {
 };
 export type CloudChangeItem = CloudItem | CloudEventItem | CloudHistoryItem;
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const strOrNull = (v: unknown) => (typeof v === "string" && v !== "" ? v : typeof v === "number" ? String(v) : null);
 const nowS = () => Math.floor(Date.now() / 1000);
 

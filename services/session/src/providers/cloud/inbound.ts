@@ -1,8 +1,9 @@
 import type { InboundMessage, InboundParty, OutboundContent } from "@gw/contracts";
 import type { AckInput } from "../../events/record.ts";
-import type { AckStatus } from "../contract.ts";
+import { type AckStatus, NETWORK_ACKS } from "../contract.ts";
 import { ackErrorOf } from "./errors.ts";
 import { chatOfUser, networkIdOf } from "./ids.ts";
+import { arr, type Obj, obj } from "./values.ts";
 
 /**
  * The operator's `messages` webhooks (reference cloud-api.md §3.4, §3.5) and coexistence echoes
@@ -25,17 +26,13 @@ export type CloudItem =
   | { kind: "message"; key: string; message: InboundMessage; rawMessage: unknown; window: boolean }
   | { kind: "ack"; key: string; ack: AckInput };
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const seconds = (v: unknown): number => {
   const n = Number(v);
   return Number.isFinite(n) && n > 0 ? Math.floor(n) : Math.floor(Date.now() / 1000);
 };
 
 const MEDIA = ["image", "video", "document", "sticker", "audio"] as const;
-const ACKS = new Set<string>(["sent", "delivered", "read", "played", "failed"]);
 
 /** Click-to-ad referral (spec 2.11 `referral`, all strings). */
 function referralOf(r: unknown): Record<string, string> | null {
@@ -211,7 +208,7 @@ export function messagesChange(value: unknown): CloudItem[] {
     const wamid = str(s.id);
     const status = str(s.status);
     const chatId = chatOfUser(str(s.recipient_id), str(s.recipient_user_id));
-    if (!wamid || !status || !ACKS.has(status) || !chatId || s.recipient_type === "group") continue;
+    if (!wamid || !status || !NETWORK_ACKS.has(status) || !chatId || s.recipient_type === "group") continue;
     const error = arr(s.errors)[0];
     const pricing = obj(s.pricing);
     const conversation = obj(s.conversation);

@@ -3,6 +3,7 @@ import { type Logger, type Platform, stableEventId } from "@gw/platform";
 import { recordAck, recordInbound } from "../../events/record.ts";
 import type { CloudItem } from "./inbound.ts";
 import { type CloudChangeItem, mapChange } from "./inbound-fields.ts";
+import { arr, obj } from "./values.ts";
 
 /** What the gateway keeps of one change of an operator webhook, for the processor. */
 export interface CloudChange {
@@ -14,19 +15,14 @@ export interface CloudChange {
 
 const SEEN_TTL_S = 7 * 86_400;
 
-type Obj = Record<string, unknown>;
-const objOf = (v: unknown): Obj => (v && typeof v === "object" && !Array.isArray(v) ? (v as Obj) : {});
-
 /** Every change of an operator webhook (`entry[].changes[]`), with its entry's `time`. */
 export function changesOf(payload: unknown): CloudChange[] {
   const out: CloudChange[] = [];
-  const entries = objOf(payload).entry;
-  for (const e of Array.isArray(entries) ? entries : []) {
-    const entry = objOf(e);
+  for (const e of arr(obj(payload).entry)) {
+    const entry = obj(e);
     const time = typeof entry.time === "number" ? entry.time : undefined;
-    const changes = entry.changes;
-    for (const c of Array.isArray(changes) ? changes : []) {
-      const change = objOf(c);
+    for (const c of arr(entry.changes)) {
+      const change = obj(c);
       out.push({ field: String(change.field ?? ""), value: change.value, ...(time ? { time } : {}) });
     }
   }

@@ -1,5 +1,5 @@
 import { ApiError, type ProviderChannel, type ProviderPost } from "@gw/contracts";
-import type { SimAreaModule } from "./areas.ts";
+import type { SimAreaModule } from "../area.ts";
 
 type Lookup = { name: string; value: string };
 

@@ -6,7 +6,7 @@ import {
   type ProviderLabel,
   personalAccountError,
 } from "@gw/contracts";
-import type { SimAreaModule } from "./areas.ts";
+import type { SimAreaModule } from "../area.ts";
 
 /**
  * Labels on simnet (services/simnet/src/labels.ts): each operation is simnet's `labels.*` request.

@@ -1,19 +1,16 @@
 import { ApiError, invalid } from "@gw/contracts";
-import type { SimAreaModule } from "./areas.ts";
+import type { SimAreaModule } from "../area.ts";
+import { shownContact } from "./shown.ts";
 
 /** Calls on simnet (docs/calls.md): rejecting one; simnet's call events carry the caller as a contact. */
 export const simCalls: SimAreaModule = (area) => {
   const rewriteFrom = async (payload: Record<string, unknown>) => {
     const from = payload.from as { id: string; phone: string } | null;
     if (!from) return payload;
-    const id = await area.ctx.identity.rewrite(from.id);
+    const shown = await shownContact(area.ctx, from);
     const chatId =
       typeof payload.chatId === "string" ? await area.ctx.identity.rewrite(payload.chatId) : payload.chatId;
-    return {
-      ...payload,
-      chatId,
-      from: { ...from, id, phone: from.phone || (id.endsWith("@c.us") ? id.split("@")[0]! : "") },
-    };
+    return { ...payload, chatId, from: shown };
   };
   for (const kind of ["call.received", "call.accepted", "call.rejected"]) area.onEvent(kind, rewriteFrom);
 

@@ -1,5 +1,5 @@
 import type { AccountInfo } from "@gw/contracts";
-import type { SimAreaModule } from "./areas.ts";
+import type { SimAreaModule } from "../area.ts";
 
 type Done = Record<string, never>;
 

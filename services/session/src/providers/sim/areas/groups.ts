@@ -1,5 +1,6 @@
 import { ApiError, type GroupMeta, type ParticipantResult } from "@gw/contracts";
-import type { SimArea, SimAreaModule } from "./areas.ts";
+import type { SimArea, SimAreaModule } from "../area.ts";
+import { shownContact } from "./shown.ts";
 
 /**
  * Groups on simnet (docs/groups.md): each operation is simnet's `groups.*` request; privacy ids in
@@ -17,17 +18,14 @@ const refusals = {
     }),
 };
 
-async function contact(area: SimArea, c: Contact): Promise<Contact> {
-  const id = await area.ctx.identity.rewrite(c.id);
-  return { ...c, id, phone: c.phone || (id.endsWith("@c.us") ? id.split("@")[0]! : "") };
-}
-
 async function meta(area: SimArea, g: GroupMeta): Promise<GroupMeta> {
   const owner = g.owner ? await area.ctx.identity.rewrite(g.owner) : null;
   return {
     ...g,
     owner,
-    participants: await Promise.all(g.participants.map(async (p) => ({ ...(await contact(area, p)), role: p.role }))),
+    participants: await Promise.all(
+      g.participants.map(async (p) => ({ ...(await shownContact(area.ctx, p)), role: p.role })),
+    ),
   };
 }
 
@@ -42,10 +40,10 @@ export const simGroups: SimAreaModule = (area) => {
   const rewrite = async (payload: Record<string, unknown>) => {
     const out = { ...payload };
     for (const key of ["by", "requester", "participant"]) {
-      if (out[key] && typeof out[key] === "object") out[key] = await contact(area, out[key] as Contact);
+      if (out[key] && typeof out[key] === "object") out[key] = await shownContact(area.ctx, out[key] as Contact);
     }
     if (Array.isArray(out.participants)) {
-      out.participants = await Promise.all((out.participants as Contact[]).map((p) => contact(area, p)));
+      out.participants = await Promise.all((out.participants as Contact[]).map((p) => shownContact(area.ctx, p)));
     }
     return out;
   };
@@ -91,7 +89,7 @@ export const simGroups: SimAreaModule = (area) => {
     "groups.requests": async ({ groupId }) =>
       Promise.all(
         (await ask<(Contact & { requestedAt: number })[]>("groups.requests", { groupId })).map(async (r) => ({
-          ...(await contact(area, r)),
+          ...(await shownContact(area.ctx, r)),
           requestedAt: r.requestedAt,
         })),
       ),

@@ -1,6 +1,6 @@
 import { ApiError, type PresenceState } from "@gw/contracts";
-import { PresenceBook } from "../presence-book.ts";
-import type { SimAreaModule } from "./areas.ts";
+import { PresenceBook } from "../../presence-book.ts";
+import type { SimAreaModule } from "../area.ts";
 
 /**
  * Presence on simnet (services/simnet/src/presence.ts): `presence.set` is simnet's `presence`

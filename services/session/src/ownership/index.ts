@@ -1,30 +1,24 @@
-import {
-  ApiError,
-  type ConnectionStatus,
-  failure,
-  type Instance,
-  type OutboundContent,
-  type StatusCause,
-  statusReasonOf,
-} from "@gw/contracts";
-import { AuthStateStore, type Platform, type PodInfo, rankPods, Sealer, StaleLeaseError } from "@gw/platform";
-import { applyProviderEvent } from "./events/provider-events.ts";
-import { InFlight, Resume } from "./handover.ts";
-import type { Held, SessionManagerOptions } from "./held.ts";
-import { NotHeldHere } from "./not-held.ts";
-import { providerRecords } from "./provider-records.ts";
-import type { ProviderEvent, ProviderSession } from "./providers/contract.ts";
-
-/** Statuses that say a connection is on: only a holder of the lease may leave them standing. */
-const LIVE_STATUSES: ReadonlySet<ConnectionStatus> = new Set(["STARTING", "SCAN_QR_CODE", "WORKING"]);
+import { ApiError, type ConnectionStatus, failure, type OutboundContent } from "@gw/contracts";
+import { type Platform, type PodInfo, Sealer, StaleLeaseError } from "@gw/platform";
+import { applyProviderEvent } from "../events/provider-events.ts";
+import type { Held, SessionManagerOptions } from "../held.ts";
+import { NotHeldHere } from "../not-held.ts";
+import type { ProviderEvent } from "../providers/contract.ts";
+import { Placement } from "./placement.ts";
+import { failUnavailableProvider, settleAbandoned, writeStatus } from "./statuses.ts";
+import { takeOver } from "./takeover.ts";
 
 /**
  * A session pod's owner of connections: the lease side of SessionManager (manager.ts, which adds
  * the operations asked of them). Every tick (a third of the lease TTL) it heartbeats,
  * renews its leases in one script — dropping at once any connection whose lease it lost — and
  * reconciles: instances that should run and rank this pod first (rendezvous hashing over live
- * pods with spare capacity) are acquired and connected; instances that no longer should run
- * are stopped; instances that now rank another live pod first are handed over.
+ * pods with spare capacity, placement.ts) are acquired and connected (takeover.ts); instances that
+ * no longer should run are stopped; instances that now rank another live pod first are handed over.
+ *
+ * This file holds the lease side itself — the tick, lease acquisition, renewal and fencing,
+ * letting go — and the guards of the operations on what it holds; where instances go is
+ * placement.ts, opening a taken instance takeover.ts, the statuses it writes statuses.ts.
  */
 export abstract class ConnectionOwner {
   private readonly held = new Map<string, Held>();
@@ -36,14 +30,14 @@ export abstract class ConnectionOwner {
   private kickPending = false;
   private subscriber: ReturnType<Platform["duplicate"]> | null = null;
   private stopped = false;
-  /** When each other pod was first seen live: hand over only to pods that stayed up a while. */
-  private readonly podsSeen = new Map<string, number>();
+  private readonly placement: Placement;
 
   constructor(
     protected readonly platform: Platform,
     protected readonly opts: SessionManagerOptions,
   ) {
     this.sealer = new Sealer(opts.authStateKey);
+    this.placement = new Placement(platform, opts.podId);
   }
 
   get podId(): string {
@@ -120,10 +114,13 @@ export abstract class ConnectionOwner {
     for (const h of renewing.values()) h.validUntil = Math.max(h.validUntil, renewStart + leases.ttlMs);
     for (const id of lost) this.drop(id, "lease lost");
 
-    const [running, pods] = await Promise.all([redis.smembers(keys.running), this.livePods()]);
+    const [running, pods] = await Promise.all([
+      redis.smembers(keys.running),
+      this.placement.livePods(() => this.self()),
+    ]);
     const runningSet = new Set(running);
     const now = Date.now();
-    for (const p of pods) if (!this.podsSeen.has(p.podId)) this.podsSeen.set(p.podId, now);
+    this.placement.see(pods, now);
 
     for (const id of this.held.keys()) {
       if (!runningSet.has(id)) await this.release(id, { status: "STOPPED" });
@@ -131,12 +128,11 @@ export abstract class ConnectionOwner {
     const starts: Promise<void>[] = [];
     let handedOver = 0;
     for (const id of running) {
-      const target = this.target(id, pods);
+      const target = this.placement.target(id, pods);
       const mine = this.held.get(id);
       if (mine) {
         // Hand over to a better-ranked pod once it has been up for two lease periods.
-        const seen = target ? this.podsSeen.get(target.podId) : undefined;
-        if (target && target.podId !== this.opts.podId && seen && now - seen > 2 * leases.ttlMs) {
+        if (this.placement.handsOver(target, now)) {
           await this.release(id, { keepStatus: true });
           handedOver++;
         }
@@ -155,17 +151,6 @@ export abstract class ConnectionOwner {
     return { podId: this.opts.podId, url: this.opts.url, capacity: this.opts.capacity, load: this.held.size };
   }
 
-  /** Live pods with their load as of their heartbeats (this pod as it is now). */
-  private async livePods(): Promise<PodInfo[]> {
-    const others = (await this.platform.leases.livePods()).filter((p) => p.podId !== this.opts.podId);
-    return [...others, this.self()];
-  }
-
-  /** The first pod in rendezvous order that has room (or that already holds it). */
-  private target(instanceId: string, pods: PodInfo[]) {
-    return rankPods(instanceId, pods).find((p) => p.load < p.capacity || p.podId === this.opts.podId);
-  }
-
   private async acquire(instanceId: string): Promise<void> {
     const acquireStart = Date.now();
     const epoch = await this.platform.leases.acquire(instanceId, this.opts.podId);
@@ -178,77 +163,28 @@ export abstract class ConnectionOwner {
     const instance = await this.platform.instances.get(instanceId);
     const factory = instance ? this.opts.providers[instance.provider] : undefined;
     if (!instance || !factory) {
-      if (instance) {
-        const cause: StatusCause = {
-          reason: "provider_unavailable",
-          detail: `provider ${instance.provider} is not available on this deployment`,
-        };
-        await this.platform.instances
-          .setConnection(instanceId, epoch, { connectionStatus: "FAILED", statusReason: statusReasonOf(cause) })
-          .catch(() => {});
-        await this.publishStatus(instance, "FAILED", instance.connectionStatus, cause);
-        await this.platform.redis.srem(this.platform.keys.running, instanceId);
-      }
+      if (instance) await failUnavailableProvider(this.platform, instanceId, instance, epoch);
       await this.platform.leases.release(instanceId, this.opts.podId, epoch);
       return;
     }
     // Another pod may have written the instance's chats since this process last did.
     this.platform.readModel.forget(instanceId);
-    const auth = new AuthStateStore(this.platform.redis, this.platform.keys, this.sealer, instanceId, epoch);
     const log = this.opts.log.child({ instanceId, epoch });
-    const held: Held = {
-      epoch,
-      provider: instance.provider,
-      status: instance.connectionStatus,
-      chain: Promise.resolve(),
-      closed: false,
-      validUntil: acquireStart + this.platform.leases.ttlMs,
-      resume: null,
-      inflight: new InFlight(),
-      session: undefined as unknown as ProviderSession,
-    };
-    const emit = (event: ProviderEvent) => {
-      // Resuming: its reconnection is not news (the status stays WORKING); anything else ends it.
-      // Decided as the provider reports, not in the chain: a window that runs out after the
-      // connection opened must not write its STARTING after the WORKING.
-      if (event.type === "status" && held.resume?.active) {
-        if (event.status === "STARTING") {
-          held.resume.holdBack(event.status, event.cause ?? null);
-          return;
-        }
-        held.resume.end();
-      }
-      held.chain = held.chain
-        .then(() => this.applyEvent(instanceId, held, event))
-        .catch((err) => {
-          if (err instanceof StaleLeaseError) this.drop(instanceId, "stale lease");
-          else log.error({ err, event: event.type }, "applying a provider event failed");
-        });
-    };
-    // Its previous owner let go of it (or died) while it was WORKING: it resumes (handover.ts),
-    // and a window that runs out writes the status the provider reported meanwhile.
-    if (instance.connectionStatus === "WORKING") {
-      held.resume = new Resume(this.opts.handoverSendWaitMs, ({ status, cause }) =>
-        emit({ type: "status", status, ...(cause ? { cause } : {}) }),
-      );
-    }
-    held.session = factory({
+    const held = takeOver(
+      {
+        platform: this.platform,
+        opts: this.opts,
+        sealer: this.sealer,
+        log,
+        apply: (h, event) => this.applyEvent(instanceId, h, event),
+        drop: (why) => this.drop(instanceId, why),
+      },
+      instanceId,
       instance,
-      podId: this.opts.podId,
-      auth,
-      rawMessages: {
-        save: (id, raw) => this.platform.messages.saveRaw(instanceId, id, raw),
-        load: (id) => this.platform.messages.getRaw(instanceId, id),
-      },
-      log,
-      identity: {
-        rewrite: async (id) => (await this.platform.identity.rewrite(instanceId, id)) ?? id,
-        lidOf: (phone) => this.platform.identity.lidOf(instanceId, phone),
-        learn: (lid, phone) => this.platform.identity.learn(instanceId, lid, phone),
-      },
-      records: providerRecords(this.platform, instanceId),
-      emit,
-    });
+      epoch,
+      factory,
+      acquireStart,
+    );
     this.held.set(instanceId, held);
     log.info("instance acquired");
     // Taken to be logged out (a stopped instance's logout): unlinked on the network, never started.
@@ -274,37 +210,13 @@ export abstract class ConnectionOwner {
       {
         instanceId,
         epoch: held.epoch,
-        writeStatus: (status, cause) => this.writeStatus(instanceId, held, status, cause),
+        writeStatus: (status, cause) => writeStatus(this.platform, instanceId, held, status, cause),
         releaseKeepingStatus: () => this.release(instanceId, { keepStatus: true }),
         rejectCall: (callId, from) => this.rejectCall(instanceId, callId, from),
         reply: (chatId, content) => this.reply(instanceId, chatId, content),
       },
       event,
     );
-  }
-
-  /** The status and why (the instance's `statusReason`: none while WORKING), and its `session.status`. */
-  private async writeStatus(instanceId: string, held: Held, status: ConnectionStatus, cause: StatusCause | null) {
-    const { previous, previousReason, instance } = await this.platform.instances.setConnection(instanceId, held.epoch, {
-      connectionStatus: status,
-      statusReason: status === "WORKING" ? null : statusReasonOf(cause),
-    });
-    held.status = status;
-    // A new reason is news even without a change of status (a reconnect that now fails
-    // otherwise; a stopped instance's logout that left the device linked); a new retry time alone
-    // is only written.
-    if (previous !== status || (cause && cause.reason !== previousReason)) {
-      await this.publishStatus(instance, status, previous, cause);
-    }
-  }
-
-  private publishStatus(
-    instance: Instance,
-    status: ConnectionStatus,
-    previous: ConnectionStatus | null,
-    cause: StatusCause | null,
-  ) {
-    return this.platform.events.sessionStatus(instance, status, previous, cause);
   }
 
   /**
@@ -320,23 +232,9 @@ export abstract class ConnectionOwner {
     this.held.delete(instanceId);
     this.opts.log.warn({ instanceId, why }, "dropping instance");
     held.session.stop().catch(() => {});
-    void this.settleAbandoned(instanceId).catch((err) =>
+    void settleAbandoned(this.platform, instanceId).catch((err) =>
       this.opts.log.warn({ err, instanceId }, "settling a dropped instance failed"),
     );
-  }
-
-  private async settleAbandoned(instanceId: string): Promise<void> {
-    const { redis, keys, leases, instances } = this.platform;
-    if (await redis.sismember(keys.running, instanceId)) return; // someone will own it
-    if (await leases.owner(instanceId)) return;
-    const instance = await instances.get(instanceId);
-    if (!instance || !LIVE_STATUSES.has(instance.connectionStatus)) return;
-    const cause = { reason: "lease_lost" } as const;
-    const { previous, instance: now } = await instances.setConnection(instanceId, null, {
-      connectionStatus: "STOPPED",
-      statusReason: statusReasonOf(cause),
-    });
-    if (previous !== "STOPPED") await this.publishStatus(now, "STOPPED", previous, cause);
   }
 
   /** Lets go of an instance we own: close, optionally write the final status, free the lease. */
@@ -366,7 +264,9 @@ export abstract class ConnectionOwner {
     try {
       // A provider that gave up (FAILED, or STOPPED with a reason) already wrote the final word.
       const settled = held.status === "FAILED" || held.status === "STOPPED";
-      if (opts.status && !opts.keepStatus && !settled) await this.writeStatus(instanceId, held, opts.status, null);
+      if (opts.status && !opts.keepStatus && !settled) {
+        await writeStatus(this.platform, instanceId, held, opts.status, null);
+      }
     } catch (err) {
       if (!(err instanceof StaleLeaseError)) throw err;
     }

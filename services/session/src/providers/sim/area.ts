@@ -1,16 +1,14 @@
 import type { AccountInfo, ApiError, SessionOpHandlers } from "@gw/contracts";
 import type { ProviderContext } from "../contract.ts";
-import { simCalls } from "./calls.ts";
-import { simChannels } from "./channels.ts";
-import { simContacts } from "./contacts.ts";
-import { simGroups } from "./groups.ts";
-import { simLabels } from "./labels.ts";
-import { simPresence } from "./presence.ts";
-import { simProfile } from "./profile.ts";
-import { simStatus } from "./status.ts";
 
 /**
- * What a feature area's module of the sim provider gets (providers/sim/<area>.ts): simnet's
+ * The sim provider's area registry, its types only: what a feature area's module gets
+ * (areas/<area>.ts) and what it answers. Kept apart from the list (areas/index.ts), which imports
+ * every area module, so that an area importing these types imports nothing that imports it back.
+ */
+
+/**
+ * What a feature area's module of the sim provider gets (providers/sim/areas/<area>.ts): simnet's
  * request/response, the provider context (events, identity rewriting, the instance), and the
  * simnet frames of its own types.
  */
@@ -32,21 +30,5 @@ export interface SimArea {
   onOpen(handler: (me: AccountInfo) => void | Promise<void>): void;
 }
 
-/** An area's operations on simnet; registered in SIM_AREAS. */
+/** An area's operations on simnet; registered in SIM_AREAS (areas/index.ts). */
 export type SimAreaModule = (area: SimArea) => SessionOpHandlers;
-
-/** Every area module of the sim provider. */
-export const SIM_AREAS: SimAreaModule[] = [
-  simProfile,
-  simPresence,
-  simLabels,
-  simStatus,
-  simChannels,
-  simGroups,
-  simContacts,
-  simCalls,
-];
-
-export function simOps(area: SimArea): SessionOpHandlers {
-  return Object.assign({}, ...SIM_AREAS.map((m) => m(area)));
-}

@@ -1,6 +1,8 @@
 import { type AddressBookEntry, ApiError, type ContactFacts, invalid } from "@gw/contracts";
-import { addressBookWriter } from "../address-book.ts";
-import type { SimArea, SimAreaModule } from "./areas.ts";
+import { addressBookWriter } from "../../address-book.ts";
+import { phoneOf } from "../../addressing.ts";
+import type { SimArea, SimAreaModule } from "../area.ts";
+import { shownContact } from "./shown.ts";
 
 /**
  * Contacts on simnet (docs/contacts.md): the address book and the blocklist arrive as simnet's
@@ -18,9 +20,9 @@ const refusals = {
 };
 
 async function facts(area: SimArea, f: ContactFacts): Promise<ContactFacts> {
-  const id = await area.ctx.identity.rewrite(f.id);
-  if (f.lid && id.endsWith("@c.us")) await area.ctx.identity.learn(f.lid, id.split("@")[0]!);
-  return { ...f, id, phone: f.phone || (id.endsWith("@c.us") ? id.split("@")[0]! : "") };
+  const shown = await shownContact(area.ctx, f);
+  if (f.lid && shown.id.endsWith("@c.us")) await area.ctx.identity.learn(f.lid, phoneOf(shown.id));
+  return shown;
 }
 
 export const simContacts: SimAreaModule = (area) => {
