@@ -251,6 +251,15 @@ function runSchemathesis(st, gw, name, { headers, include, exclude = [], pinned 
     // table); it must be documented for the route, which status_code_conformance checks.
     "[checks.not_a_server_error]",
     'expected-statuses = ["2xx", "3xx", "4xx", "501"]',
+    // A request the schema allows can still be refused by what no schema can see: the
+    // instance's state (not connected, not pairing), ids that name nothing (404), the network's
+    // refusals, a file URL that does not resolve, an Idempotency-Key already used with another
+    // body, rules across fields (delayMin ≤ delayMax). The spec answers those 404, 409 and 422
+    // (validation_error, instance_not_connected, network_rejected, url_not_allowed), with the
+    // reason in the body; and 501 for a route the instance's kind lacks. Anything else (a 400 or
+    // a 415 for a valid request) is still a failure.
+    "[checks.positive_data_acceptance]",
+    'expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "501"]',
   ];
   writeFileSync(config, `${lines.join("\n")}\n`);
   const maxExamples = process.env.FUZZ_MAX_EXAMPLES ?? (quick ? "3" : "50");
@@ -298,7 +307,7 @@ function runSchemathesis(st, gw, name, { headers, include, exclude = [], pinned 
     cwd: dir,
     stdio: quick ? ["ignore", "pipe", "pipe"] : "inherit",
     maxBuffer: 256 * 1024 * 1024,
-    env: { ...process.env, ...st.env, NO_COLOR: "1" },
+    env: { ...process.env, ...st.env, NO_COLOR: "1", SCHEMATHESIS_HOOKS: join(ROOT, "scripts", "fuzz-hooks.py") },
   });
   if (quick) {
     const output = `${r.stdout ?? ""}${r.stderr ?? ""}`;

@@ -84,6 +84,30 @@ describe("bad_request (400)", () => {
 });
 
 describe("hostile parameters (found by a schemathesis run)", () => {
+  it("an empty number in the query string is 422, not read as 0", async () => {
+    const { id, token } = await gw.createInstance();
+    for (const [path, field] of [
+      ["/events?limit=", "limit"],
+      ["/chats?offset=%20", "offset"],
+      ["/chats/overview?limit=", "limit"],
+    ] as const) {
+      const body = await expectError(
+        await gw.request(`/v1/instances/${id}${path}`, { headers: tokenHeaders(token) }),
+        422,
+        "validation_error",
+      );
+      expect(Object.keys(body.error.details ?? {})).toEqual([field]);
+    }
+    const admin = await expectError(
+      await gw.request("/v1/admin/instances?limit=", { headers: adminHeaders() }),
+      422,
+      "validation_error",
+    );
+    expect(Object.keys(admin.error.details ?? {})).toEqual(["limit"]);
+    // Absent, they take their defaults.
+    expect((await gw.request(`/v1/instances/${id}/chats`, { headers: tokenHeaders(token) })).status).toBe(200);
+  });
+
   it("GET /events?cursor=0-0 is an empty page, not a 500; an id past 64 bits is 422", async () => {
     const { id, token } = await gw.createInstance();
     const page = await expectJson(

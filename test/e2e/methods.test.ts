@@ -76,15 +76,20 @@ describe("405 Method Not Allowed", () => {
   it("a fixed path that a parametric route of another method also matches (queue/pause, groups/join)", async () => {
     const headers = tokenHeaders(instance.token);
     // GET and DELETE /queue/{queueId} would take "pause" as a queue id
-    for (const method of ["GET", "DELETE"]) {
+    // (and OPTIONS, which no route has: Allow names the fixed path's methods only)
+    for (const method of ["GET", "DELETE", "OPTIONS"]) {
       await expect405(await gw.request(`/v1/instances/${instance.id}/queue/pause`, { method, headers }), ["POST"]);
     }
-    await expect405(await gw.request(`/v1/instances/${instance.id}/queue/settings`, { method: "DELETE", headers }), [
-      "GET",
-      "HEAD",
-      "PATCH",
-    ]);
-    await expect405(await gw.request(`/v1/instances/${instance.id}/groups/join`, { method: "GET", headers }), ["POST"]);
+    for (const method of ["DELETE", "OPTIONS"]) {
+      await expect405(await gw.request(`/v1/instances/${instance.id}/queue/settings`, { method, headers }), [
+        "GET",
+        "HEAD",
+        "PATCH",
+      ]);
+    }
+    for (const method of ["GET", "OPTIONS"]) {
+      await expect405(await gw.request(`/v1/instances/${instance.id}/groups/join`, { method, headers }), ["POST"]);
+    }
     // the parametric routes themselves still answer
     const queued = await gw.request(`/v1/instances/${instance.id}/queue/q_unknown`, { headers });
     expect(queued.status).not.toBe(405);

@@ -15,6 +15,17 @@ function patternOf(url: string): RegExp {
 }
 
 /**
+ * How specific a route's path is, comparable as a string: per segment `2` fixed, `1` a
+ * parameter, `0` a wildcard — the router's own preference, segment by segment from the left.
+ */
+function rankOf(url: string): string {
+  return url
+    .split("/")
+    .map((segment) => (segment === "*" ? "0" : segment.startsWith(":") ? "1" : "2"))
+    .join("");
+}
+
+/**
  * `405 Method Not Allowed` for a method the server has no route for on a path it knows
  * (RFC 9110 15.5.6): with `Allow` listing the path's methods and the spec's error body. The
  * spec's error codes have no 405 code, so the body is `bad_request`'s with its own message.
@@ -26,13 +37,13 @@ function patternOf(url: string): RegExp {
  * not-found handler. Must be registered before the routes.
  */
 export function registerMethodNotAllowed(app: FastifyInstance): void {
-  const routes = new Map<string, { pattern: RegExp; methods: Set<string> }>();
+  const routes = new Map<string, { pattern: RegExp; rank: string; methods: Set<string> }>();
   app.addHook("onRoute", (route) => {
     if ((route.config as { methodNotAllowed?: boolean } | undefined)?.methodNotAllowed) return;
     const url = route.url.length > 1 ? route.url.replace(/\/+$/, "") : route.url;
     let entry = routes.get(url);
     if (!entry) {
-      entry = { pattern: patternOf(url), methods: new Set() };
+      entry = { pattern: patternOf(url), rank: rankOf(url), methods: new Set() };
       routes.set(url, entry);
     }
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
@@ -40,16 +51,22 @@ export function registerMethodNotAllowed(app: FastifyInstance): void {
     }
   });
 
-  /** The methods with a route for this request path (empty: a path the server does not know). */
+  /**
+   * The methods of this request path's resource (empty: a path the server does not know). Where
+   * routes overlap (`/queue/pause` and `/queue/:queueId`), the resource is the most specific
+   * one, as the router and the API document see it: `Allow` lists its methods only.
+   */
   const allowedOn = (rawUrl: string): string[] => {
     const q = rawUrl.indexOf("?");
     let path = q === -1 ? rawUrl : rawUrl.slice(0, q);
     // ignoreTrailingSlash, as the router
     if (path.length > 1) path = path.replace(/\/+$/, "");
-    const methods = new Set<string>();
-    for (const { pattern, methods: own } of routes.values()) {
-      if (pattern.test(path)) for (const m of own) methods.add(m);
+    let best: { rank: string; methods: Set<string> } | undefined;
+    for (const entry of routes.values()) {
+      if (entry.pattern.test(path) && (!best || entry.rank > best.rank)) best = entry;
     }
+    if (!best) return [];
+    const methods = new Set(best.methods);
     if (methods.has("GET")) methods.add("HEAD");
     return [...methods].sort();
   };

@@ -16,6 +16,7 @@ import { appRouter } from "../routers/index.ts";
 import type { Caller, Context } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
 import { registerShadowedMethods } from "./methods.ts";
+import { coercedNumberFields, refuseEmptyNumbers } from "./query-numbers.ts";
 
 /** A procedure called directly with its context: what tRPC's server-side caller does, minus its proxy. */
 type ProcedureFn = (opts: {
@@ -134,6 +135,7 @@ export function registerRestRoutes(
   for (const { path, meta, method, url, call } of procedures) {
     // Compiled once: the same middlewares, parsers and errors as tRPC's call, without its per-call spreads.
     const invoke = compileProcedure<Context>(call, path);
+    const numberFields = coercedNumberFields(call);
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
     // The route's path ids that have a shape to check, found once.
     const checkedIds = [...url.matchAll(/:(\w+)/g)].flatMap(([, name]) =>
@@ -154,6 +156,7 @@ export function registerRestRoutes(
       handler: async (req, reply) => {
         const params = req.params as Record<string, string>;
         if (meta.queueable) checkIdempotencyKey(req);
+        if (numberFields.length > 0) refuseEmptyNumbers(req.query as Record<string, unknown>, numberFields);
         let input: Record<string, unknown>;
         if (hasBody) {
           const body = req.body;

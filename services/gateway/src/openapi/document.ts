@@ -76,7 +76,8 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
     version: "1.0.0",
     description:
       "Server-to-server API for running numbers on a messaging network. Errors are always " +
-      '`{"error":{"code","message","details?"}}`; handle them by `code`. No CORS, on purpose.',
+      '`{"error":{"code","message","details?"}}`; handle them by `code`. No CORS, on purpose. ' +
+      "A JSON body with a `__proto__` key (at any depth) is refused with 400 `bad_request`.",
     baseUrl: `${publicBaseUrl.replace(/\/$/, "")}/v1`,
     securitySchemes: {
       InstanceToken: { type: "apiKey", in: "header", name: "X-Instance-Token" },
