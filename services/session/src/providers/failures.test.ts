@@ -2,7 +2,7 @@ import { ApiError, ERROR_STATUS, FAILURES, type FailureKind, failure, failureSta
 import { StaleLeaseError } from "@gw/platform";
 import { describe, expect, it } from "vitest";
 import { mapNetworkError, toApiError } from "./baileys/errors.ts";
-import { Boom } from "./baileys/testing.ts";
+import { Boom } from "./baileys/test/testing.ts";
 import { apiErrorOfGraph, GRAPH_ERRORS } from "./cloud/errors.ts";
 import { GraphError } from "./cloud/graph.ts";
 import { sendInFlightLost } from "./in-flight.ts";

@@ -9,6 +9,8 @@ import {
 import { describe, expect, it } from "vitest";
 import { accountFromMe, isPaired, mapCapping, mapTimelock, normalizeLid, phoneFromJid } from "./account.ts";
 
+/** The connected account, its pairing, capping and timelock as Baileys gives them and the spec names them (account.ts). */
+
 describe("account mapping", () => {
   it("phone is the digits of me.id before ':' / '@'; lid is normalized", () => {
     expect(phoneFromJid("5511999999999:12@s.whatsapp.net")).toBe("5511999999999");

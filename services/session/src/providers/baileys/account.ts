@@ -6,6 +6,7 @@ import {
   type NewChatMessageCapInfo,
   type ReachoutTimelockState,
 } from "@whiskeysockets/baileys";
+import { unixSeconds } from "./seconds.ts";
 
 /** `5511999999999:12@s.whatsapp.net` → `5511999999999` (digits before `:` / `@`). */
 export function phoneFromJid(jid: string | undefined): string {
@@ -36,10 +37,10 @@ export function isPaired(creds: AuthenticationCreds): boolean {
 }
 
 /** Unix seconds from a timestamp string that may be seconds or milliseconds; 0 when absent. */
-function unixSeconds(v: string | number | undefined): number {
+function timestampOf(v: string | number | undefined): number {
   const n = typeof v === "number" ? v : Number.parseInt(v ?? "", 10);
   if (!Number.isFinite(n) || n <= 0) return 0;
-  return n > 1e12 ? Math.floor(n / 1000) : Math.floor(n);
+  return unixSeconds(n);
 }
 
 const int = (v: number | undefined) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : 0);
@@ -48,8 +49,8 @@ const int = (v: number | undefined) => (typeof v === "number" && Number.isFinite
 export function mapCapping(info: NewChatMessageCapInfo | undefined): Capping {
   return {
     cappingStatus: info?.capping_status ?? "NONE",
-    cycleStart: unixSeconds(info?.cycle_start_timestamp),
-    cycleEnd: unixSeconds(info?.cycle_end_timestamp),
+    cycleStart: timestampOf(info?.cycle_start_timestamp),
+    cycleEnd: timestampOf(info?.cycle_end_timestamp),
     mvStatus: info?.mv_status ?? "NOT_ELIGIBLE",
     oteStatus: info?.ote_status ?? "NOT_ELIGIBLE",
     totalQuota: int(info?.total_quota),

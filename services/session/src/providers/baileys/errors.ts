@@ -1,7 +1,7 @@
 import { ApiError, failure } from "@gw/contracts";
 import { StaleLeaseError } from "@gw/platform";
 import { DisconnectReason } from "@whiskeysockets/baileys";
-import { describeDisconnectError } from "./policy.ts";
+import { describeDisconnectError } from "./connection/policy.ts";
 
 /**
  * A failed messaging call (send, number check, receipts, presence) as its class in the failure

@@ -1,7 +1,7 @@
 import type { BinaryNode, WASocket } from "@whiskeysockets/baileys";
 import { getBinaryNodeChild, getBinaryNodeChildren } from "@whiskeysockets/baileys";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type AreaHarness, areaHarness } from "./area-rig.ts";
+import { type AreaHarness, areaHarness, isUsync } from "./test/area-rig.ts";
 
 /**
  * Group sends at Baileys' boundary: a real socket relays to a local endpoint, the network's
@@ -29,7 +29,6 @@ const isMetadataQuery = (jid?: string) => (n: BinaryNode) =>
   n.attrs.xmlns === "w:g2" &&
   (!jid || n.attrs.to === jid) &&
   getBinaryNodeChild(n, "query")?.attrs.request === "interactive";
-const isUsync = (n: BinaryNode) => n.attrs.xmlns === "usync";
 const metadataQueries = async (jid = GROUP) => (await h.sentNodes()).filter(isMetadataQuery(jid)).length;
 
 /** The network's `<group>` of a metadata answer: `pn` addressing, its participants by number. */

@@ -1,5 +1,5 @@
 import type { BaileysEventMap, GroupMetadata, WASocket } from "@whiskeysockets/baileys";
-import { BoundedCache } from "./auth-state.ts";
+import { BoundedCache } from "./connection/auth-state.ts";
 
 /**
  * What the session knows of groups, shared by Baileys' group sends (`cachedGroupMetadata`), sends'

@@ -2,8 +2,8 @@ import type { WAVersion } from "@whiskeysockets/baileys";
 import type { ProviderFactory } from "../contract.ts";
 import { type BaileysSessionOptions, createBaileysSession } from "./session.ts";
 
-export { type RedisAuthState, useRedisAuthState } from "./auth-state.ts";
-export { type DisconnectAction, decideDisconnect } from "./policy.ts";
+export { type RedisAuthState, useRedisAuthState } from "./connection/auth-state.ts";
+export { type DisconnectAction, decideDisconnect } from "./connection/policy.ts";
 export { type BaileysSessionOptions, createBaileysSession } from "./session.ts";
 
 /** `BAILEYS_VERSION` ("2,3000,1023223821") as Baileys' tuple; undefined when unset or malformed. */

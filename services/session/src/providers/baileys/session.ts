@@ -12,27 +12,32 @@ import { AddressFallback } from "../address-fallback.ts";
 import { ConversationAddressing } from "../addressing.ts";
 import type { Picture, ProviderContext, ProviderSession } from "../contract.ts";
 import { accountFromMe, mapCapping, mapTimelock } from "./account.ts";
-import { baileysOps } from "./areas.ts";
-import type { BaileysLogger } from "./auth-state.ts";
-import { BaileysConnection } from "./connection.ts";
+import { baileysOps } from "./areas/index.ts";
+import type { BaileysLogger } from "./connection/auth-state.ts";
+import { BaileysConnection } from "./connection/connection.ts";
+import { PASSKEY_MESSAGE, PairingCodes } from "./connection/pairing.ts";
+import { type BaileysSessionOptions, baileysLogger } from "./connection/session-options.ts";
+import { SocketCalls } from "./connection/socket-calls.ts";
 import { toApiError } from "./errors.ts";
 import { GroupCache } from "./group-cache.ts";
-import { parseStoredMessage } from "./inbound.ts";
-import { InboundEvents } from "./inbound-events.ts";
+import { parseStoredMessage } from "./inbound/inbound.ts";
+import { InboundEvents } from "./inbound/inbound-events.ts";
 import { toChatId, toJid } from "./jids.ts";
-import { BaileysMessaging } from "./messaging.ts";
-import { PASSKEY_MESSAGE, PairingCodes } from "./pairing.ts";
-import { type BaileysSessionOptions, baileysLogger } from "./session-options.ts";
-import { SocketCalls } from "./socket-calls.ts";
+import { BaileysMessaging } from "./outbound/messaging.ts";
 import { withTimeout } from "./with-timeout.ts";
 
-export { type BaileysSessionOptions, browserFromSettings } from "./session-options.ts";
+export { type BaileysSessionOptions, browserFromSettings } from "./connection/session-options.ts";
 
 /**
  * One instance's Baileys session (the provider contract), wired from its parts: the connection
- * (connection.ts), the inbound side (inbound-events.ts), the messaging operations (messaging.ts),
- * pairing codes (pairing.ts), the call wrapper they and the feature areas share (socket-calls.ts)
- * and the areas' operations (areas.ts).
+ * (connection/connection.ts), the inbound side (inbound/inbound-events.ts), the messaging
+ * operations (outbound/messaging.ts), pairing codes (connection/pairing.ts), the call wrapper they
+ * and the feature areas share (connection/socket-calls.ts) and the areas' operations (areas/).
+ *
+ * The provider's folders: connection/ (the socket, its lifecycle, auth state, pairing), inbound/
+ * (received messages and events), outbound/ (sends and what they need), areas/ (the feature
+ * areas' operations), test/ (the tests' rigs); beside this file, what they all share (ids,
+ * errors, the account, seconds, the group cache) and index.ts, the provider's entry.
  */
 class BaileysSession implements ProviderSession {
   readonly provider = "baileys" as const;
