@@ -12,6 +12,7 @@ import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
 import { registerOfficialWebhook } from "./http/official-webhook.ts";
 import { registerRestRoutes } from "./http/rest.ts";
+import { registerMcp } from "./mcp/route.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
 
 // Request ids: a random per-process prefix and a counter (no entropy needed per request).
@@ -86,6 +87,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   let openapi: unknown;
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
   registerRestRoutes(pub, platform, config, sessions, sending);
+  registerMcp(pub, platform, config, sessions, sending);
   registerSignedFiles(pub, platform, sessions);
   registerOfficialWebhook(pub, platform, config, metrics.officialChanges);
 

@@ -3,8 +3,8 @@ import type { Capability } from "../capability.ts";
 
 /**
  * Apps (integrations, spec 2.10: `{id, app, config, enabled}`; routes are ours, docs/apps.md).
- * `calls` and the four phone-number apps change how the instance behaves on the network; the
- * others are records the gateway keeps for their integrations.
+ * `calls` and the four phone-number apps change how the instance behaves on the network; `mcp`
+ * serves the instance's MCP server (docs/mcp.md); `helpdesk` is a record kept for its integration.
  */
 
 export const APP_KINDS = [
@@ -17,6 +17,29 @@ export const APP_KINDS = [
   "phone-numbers",
 ] as const;
 export type AppKind = (typeof APP_KINDS)[number];
+
+/**
+ * The tools of the `mcp` app's server (docs/mcp.md): its `tools` config picks among these names,
+ * and the gateway's MCP server maps each to the REST operation it calls.
+ */
+export const MCP_TOOL_NAMES = [
+  "send_text",
+  "send_image",
+  "send_file",
+  "send_location",
+  "send_poll",
+  "send_contact",
+  "send_reaction",
+  "list_chats",
+  "get_messages",
+  "mark_read",
+  "check_number",
+  "get_profile",
+  "list_groups",
+  "get_group",
+  "queue_status",
+] as const;
+export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 
 const shortText = (max: number) => z.string().max(max, `até ${max} caracteres`);
 
@@ -56,8 +79,15 @@ export const APP_CONFIGS = {
     inboxId: shortText(64).optional(),
     token: shortText(512).optional(),
   }),
-  /** The MCP server integration: kept for it (which tools it offers). */
-  mcp: z.object({ tools: z.array(shortText(100)).max(100).optional() }).default({}),
+  /** The instance's MCP server at `/v1/instances/{id}/mcp`: the tools it offers (empty or absent: all). */
+  mcp: z
+    .object({
+      tools: z
+        .array(z.enum(MCP_TOOL_NAMES, `tools: nomes entre ${MCP_TOOL_NAMES.join(", ")}`))
+        .max(MCP_TOOL_NAMES.length)
+        .optional(),
+    })
+    .default({}),
 } satisfies Record<AppKind, z.ZodType>;
 
 export const appSchema = z

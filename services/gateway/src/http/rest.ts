@@ -15,6 +15,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
 import type { Caller, Context } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
+import { authenticateInstance, bearer } from "./auth.ts";
 import { registerShadowedMethods } from "./methods.ts";
 import { coercedNumberFields, refuseEmptyNumbers } from "./query-numbers.ts";
 
@@ -70,31 +71,6 @@ function checkIdempotencyKey(req: FastifyRequest): void {
 }
 
 /**
- * The instance token: `X-Instance-Token`, or `Authorization: Bearer`. A request that carries an
- * `Authorization` header of another form, or two different tokens, is refused (401
- * `invalid_token`) rather than served on whichever header we happen to read first: a client
- * whose proxy rewrites one of them should learn it on the first call, not after a rotation.
- */
-function presentedToken(req: FastifyRequest): string | undefined {
-  const header = req.headers["x-instance-token"];
-  const given = typeof header === "string" && header.length > 0 ? header : undefined;
-  const bearerToken = bearer(req);
-  if (given && bearerToken && bearerToken !== given) {
-    throw new ApiError("invalid_token", "X-Instance-Token e Authorization trazem tokens diferentes.");
-  }
-  return given ?? bearerToken;
-}
-
-/** The token of `Authorization: Bearer <token>`; undefined without the header; 401 when malformed. */
-function bearer(req: FastifyRequest): string | undefined {
-  const auth = req.headers.authorization;
-  if (auth === undefined) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-  if (!m?.[1]) throw new ApiError("invalid_token", "Cabeçalho Authorization malformado: use `Bearer <token>`.");
-  return m[1];
-}
-
-/**
  * Mounts every procedure as a native Fastify route (ARCHITECTURE.md: trpc-to-openapi's own
  * adapter cannot give per-route body limits, body-less POSTs or the spec's error bodies).
  * The procedure itself is the single definition: this is only the transport.
@@ -115,19 +91,7 @@ export function registerRestRoutes(
         throw new ApiError("invalid_token", "Token de administrador inválido.");
       return { kind: "admin" };
     }
-    const token = presentedToken(req);
-    if (!token) throw new ApiError("missing_token");
-    const instanceId = params.instanceId ?? "";
-    const clientToken = req.headers["client-token"];
-    const verdict = await platform.authorizer.authorize(
-      instanceId,
-      token,
-      typeof clientToken === "string" ? clientToken : undefined,
-    );
-    if (verdict.ok) return { kind: "instance", instanceId };
-    if (verdict.code === "rate_limited")
-      throw new ApiError("rate_limited", undefined, undefined, verdict.retryAfterSeconds);
-    throw new ApiError(verdict.code);
+    return authenticateInstance(platform, req, params.instanceId ?? "");
   };
 
   app.decorateRequest("caller", null);

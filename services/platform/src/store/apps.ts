@@ -16,9 +16,10 @@ import type { Keys } from "../infra/keys.ts";
 import { ReplicaCache } from "../infra/replica-cache.ts";
 import { validationDetails } from "../trpc/errors.ts";
 
-/** Apps of which an instance has one at most: their rules would contradict each other. */
+/** Apps of which an instance has one at most: their rules would contradict each other (mcp: one server, one tool list). */
 const SINGLE: ReadonlySet<AppKind> = new Set([
   "calls",
+  "mcp",
   "brazilian-phone-numbers",
   "mexican-phone-numbers",
   "argentine-phone-numbers",
