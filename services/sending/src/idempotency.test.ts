@@ -3,8 +3,8 @@
 // with the key for 10 minutes — the chaos bench's clients gave up).
 import type { SendRequest } from "@gw/contracts";
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
-import { afterAll, beforeAll, expect, it } from "vitest";
 import { testEnv } from "@gw/test/gateway";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { IdempotencyStore } from "./idempotency.ts";
 import { QueueStore } from "./queue-store.ts";
 

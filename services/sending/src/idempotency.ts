@@ -96,12 +96,25 @@ export class IdempotencyStore {
       .digest("hex");
   }
 
-  async run(
+  run(
     instanceId: string,
     key: string,
     fingerprint: string,
     fn: (run: { origin: string }) => Promise<Answer>,
-  ): Promise<Answer & { replayed: boolean }> {
+  ): Promise<Answer & { replayed: boolean }>;
+  /** `A`: the caller's answers; a replay is the first request's, as this store kept it. */
+  run<A extends Answer>(
+    instanceId: string,
+    key: string,
+    fingerprint: string,
+    fn: (run: { origin: string }) => Promise<A>,
+  ): Promise<A & { replayed: boolean }>;
+  async run<A extends Answer>(
+    instanceId: string,
+    key: string,
+    fingerprint: string,
+    fn: (run: { origin: string }) => Promise<A>,
+  ): Promise<A & { replayed: boolean }> {
     if (!IDEMPOTENCY_KEY_RE.test(key)) {
       throw invalid("Idempotency-Key", "de 1 a 255 caracteres ASCII visíveis");
     }
@@ -123,7 +136,9 @@ export class IdempotencyStore {
       if (r[0] === "mismatch") {
         throw invalid("Idempotency-Key", "chave já usada com outra requisição");
       }
-      if (r[0] === "done") return { status: Number(r[1]), body: JSON.parse(r[2]!), replayed: true };
+      if (r[0] === "done") {
+        return { status: Number(r[1]), body: JSON.parse(r[2]!), replayed: true } as A & { replayed: boolean };
+      }
       if (r[0] === "new") {
         origin = r[1] ?? holder;
         break;
@@ -141,7 +156,7 @@ export class IdempotencyStore {
     const renewal = setInterval(() => {
       this.redis.eval(RENEW, 1, record, holder, Date.now(), this.leaseMs).catch(() => {});
     }, this.leaseMs / 3);
-    let answer: Answer;
+    let answer: A;
     try {
       answer = await fn({ origin });
     } catch (err) {

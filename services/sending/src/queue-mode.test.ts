@@ -2,9 +2,9 @@
 // change on one replica reaches the others through the invalidation channel, long before the
 // cache's TTL. Two platforms on one real Redis stand for two gateway replicas.
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
+import { testEnv } from "@gw/test/gateway";
 import type { Client } from "@temporalio/client";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { testEnv } from "@gw/test/gateway";
 import { SendQueue } from "./queue.ts";
 
 const noTemporal = async (): Promise<Client> => {

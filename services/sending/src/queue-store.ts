@@ -3,7 +3,6 @@ import {
   type FinalQueueStatus,
   QUEUE_HISTORY_MS,
   QUEUE_MAX_PENDING,
-  type QueueItem,
   type QueueSettings,
   type QueueSettingsPatch,
   type QueueStatus,
@@ -11,6 +10,7 @@ import {
 } from "@gw/contracts";
 import type { Invalidations, Keys } from "@gw/platform";
 import type { Redis } from "ioredis";
+import { decodeItem, num, type StoredQueueItem } from "./queue-item.ts";
 import { BEGIN_SEND, CANCEL_ALL, ENQUEUE, EXPIRE_DUE, FINISH, NEXT, PLAN, REQUEUE } from "./queue-scripts.ts";
 
 /**
@@ -26,17 +26,6 @@ import { BEGIN_SEND, CANCEL_ALL, ENQUEUE, EXPIRE_DUE, FINISH, NEXT, PLAN, REQUEU
  *   absent (and the queue not paused) sets it and must signal-with-start the workflow.
  */
 
-export interface StoredQueueItem extends QueueItem {
-  request: SendRequest;
-  /** The item's own `delayMessage` / `delayTyping` (ms), null when not given. */
-  ownDelayMs: number | null;
-  ownTypingMs: number | null;
-  textLength: number;
-  plannedAt: number | null;
-  /** Its final event (queue.sent / queue.failed) was published. */
-  announced: boolean;
-}
-
 export type EnqueueResult =
   | { ok: true; position: number; mustStart: boolean; item: StoredQueueItem; existing?: boolean }
   | { ok: false; reason: "full" };
@@ -49,11 +38,6 @@ export type NextResult =
 function modeOf(v: string | null | undefined): QueueSettings["mode"] {
   return v === "queue" ? "queue" : v === "direct" ? "direct" : DEFAULT_QUEUE_SETTINGS.mode;
 }
-
-function num(v: string | undefined): number | null {
-  return v === undefined || v === "" ? null : Number(v);
-}
-const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export class QueueStore {
   constructor(
@@ -290,32 +274,7 @@ export class QueueStore {
       .hgetall(ks.itemPrefix + queueId)
       .zrank(ks.pending, queueId)
       .exec()) as [[null, Record<string, string>], [null, number | null]];
-    return raw.id ? this.decode(raw, rank) : null;
-  }
-
-  private decode(raw: Record<string, string>, position: number | null): StoredQueueItem {
-    const status = raw.status as QueueStatus;
-    return {
-      id: raw.id!,
-      status,
-      route: raw.route ?? "",
-      chatId: raw.chatId ?? "",
-      messageId: raw.messageId || null,
-      attempts: Number(raw.attempts ?? 0),
-      position: status === "queued" || status === "sending" ? position : null,
-      delayMs: num(raw.delayMs),
-      typingMs: num(raw.typingMs),
-      error: status === "queued" || status === "sending" ? null : raw.error || null,
-      createdAt: iso(Number(raw.createdAt))!,
-      expiresAt: iso(Number(raw.expiresAt))!,
-      finishedAt: iso(num(raw.finishedAt)),
-      request: JSON.parse(raw.request ?? "null") as SendRequest,
-      ownDelayMs: num(raw.ownDelayMs),
-      ownTypingMs: num(raw.ownTypingMs),
-      textLength: Number(raw.textLength ?? 0),
-      plannedAt: num(raw.plannedAt),
-      announced: raw.announced === "1",
-    };
+    return raw.id ? decodeItem(raw, rank) : null;
   }
 
   /**
@@ -374,7 +333,7 @@ export class QueueStore {
     const gone: string[] = [];
     rows.forEach((raw, i) => {
       if (!raw.id) gone.push(ids[i]!);
-      else items.push(this.decode(raw, status === "pending" ? firstRank + i : (ranks[i] ?? null)));
+      else items.push(decodeItem(raw, status === "pending" ? firstRank + i : (ranks[i] ?? null)));
     });
     if (gone.length && status === "all") await this.redis.zrem(ks.all, ...gone);
     const nextCursor = ids!.length === limit ? String(scores![scores!.length - 1]) : null;
@@ -394,10 +353,4 @@ export class QueueStore {
   async claimRunning(instanceId: string): Promise<boolean> {
     return (await this.redis.set(this.keysOf(instanceId).running, "1", "NX")) === "OK";
   }
-}
-
-/** The public view of an item (spec 2.7). */
-export function publicItem(item: StoredQueueItem): QueueItem {
-  const { request: _r, ownDelayMs: _d, ownTypingMs: _t, textLength: _l, plannedAt: _p, announced: _a, ...pub } = item;
-  return pub;
 }

@@ -10,8 +10,9 @@ import {
 } from "@gw/contracts";
 import { type Platform, ReplicaCache, randomBase32, ulidTime } from "@gw/platform";
 import type { Client } from "@temporalio/client";
-import { textLengthOf } from "./compose.ts";
-import { publicItem, QueueStore, type StoredQueueItem } from "./queue-store.ts";
+import { textLengthOf } from "./compose/index.ts";
+import { publicItem, type StoredQueueItem } from "./queue-item.ts";
+import { QueueStore } from "./queue-store.ts";
 
 /** Workflow type and signal names of workflows/src/queue.ts (the gateway does not bundle workflow code). */
 export const QUEUE_WORKFLOW = "instanceQueue";

@@ -9,7 +9,7 @@ import {
 import type { Config, Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import { ChatResolver } from "./chat-resolution.ts";
-import { type ComposeDeps, compose, precheck } from "./compose.ts";
+import { type ComposeDeps, compose, precheck } from "./compose/index.ts";
 
 export type SendTarget = Pick<Instance, "id" | "kind" | "connectionStatus" | "statusReason">;
 

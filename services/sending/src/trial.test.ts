@@ -2,8 +2,8 @@
 // died counts once (its Idempotency-Key run's charge), a queue item counts once however often it
 // is charged (its queue id), a failure gives its unit back to the day it was taken from.
 import { createPlatform, loadConfig, type Platform } from "@gw/platform";
-import { afterAll, beforeAll, expect, it } from "vitest";
 import { testEnv } from "@gw/test/gateway";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { IdempotencyStore } from "./idempotency.ts";
 import { newQueueId } from "./queue.ts";
 import { TRIAL_CHARGE_TTL_MS, TrialLimiter } from "./trial.ts";

@@ -4,14 +4,12 @@ import {
   convertRulesOf,
   type ErrorCode,
   formatMessageId,
-  type Instance,
   invalid,
   normalizePersonId,
   parseMessageId,
   queueItemSchema,
   reactionBody,
   reactionResponseSchema,
-  requireChat,
   type SendRequest,
   type SendRoute,
   seenBody,
@@ -19,7 +17,7 @@ import {
   type sendCommonFields,
   sendResponseSchema,
 } from "@gw/contracts";
-import { IdempotencyStore, newQueueId, resolveRef } from "@gw/sending";
+import { resolveRef, type SubmitOptions } from "@gw/sending";
 import { z } from "zod";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
@@ -73,84 +71,35 @@ const QUEUE_DOC =
   "202 with the queue item (its `id` is the queue id). Header `Idempotency-Key`: the same key " +
   "within 24 h answers the first answer and never sends twice.";
 
-type Connected = Context & { instance: Instance };
-
 function header(ctx: Context, name: string): string | undefined {
   const v = ctx.http.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
 
-function queueWanted(ctx: Connected, body: { delayMessage?: number; delayTyping?: number }): boolean | null {
+/** `X-Queue`: `true` or `false`; absent or empty, the send service decides (delays, the queue mode). */
+function queueHeader(ctx: Context): boolean | undefined {
   const raw = header(ctx, "x-queue");
-  const delays = body.delayMessage !== undefined || body.delayTyping !== undefined;
-  if (raw === undefined || raw === "") return delays ? true : null;
+  if (raw === undefined || raw === "") return undefined;
   const v = raw.trim().toLowerCase();
   if (v !== "true" && v !== "false") {
     throw invalid("X-Queue", "use true ou false");
   }
-  if (v === "false" && delays) {
-    const field = body.delayMessage !== undefined ? "delayMessage" : "delayTyping";
-    throw invalid(field, "não combina com X-Queue: false (envio imediato)");
-  }
   return v === "true";
 }
 
-/** The chat a queued item shows: the body's, or the one of the message a vote/forward names. */
-async function queuedChat(ctx: Connected, req: SendRequest): Promise<string> {
-  if (req.route === "poll/vote") {
-    const given = chatOf(req.body);
-    if (given) return given;
-    const poll = await resolveRef(ctx.instance.id, req.body.pollMessageId, "pollMessageId", ctx.platform.messages);
-    if (!poll.chatId) {
-      throw invalid("chatId", "informe o chatId");
-    }
-    return poll.chatId;
-  }
-  // Shown as it will be sent: the instance's phone-number apps applied.
-  return (await ctx.sending.sender.withNumberRules(ctx.instance.id, requireChat(req.body))).chatId;
+/** What the client's headers ask of a send (SendService.submit). */
+function sendOptions(ctx: Context): SubmitOptions {
+  return { queue: queueHeader(ctx), idempotencyKey: header(ctx, "idempotency-key") };
 }
 
-async function send(ctx: Connected, route: SendRoute, input: Record<string, unknown>) {
-  const { instanceId: _i, ...body } = input;
-  const req = { route, body } as SendRequest;
-  const { sending } = ctx;
-  const explicit = queueWanted(ctx, req.body);
-  // `origin`: the Idempotency-Key's run (kept by a takeover), so that a retry after a gateway died
-  // past the enqueue finds its item instead of queuing a second one.
-  const run = async (attempt?: { origin: string }) => {
-    const queued = explicit ?? (await sending.queue.mode(ctx.instance.id)) === "queue";
-    if (queued) {
-      // What the send would certainly fail on is refused now, not after a 202 as a failed item.
-      await sending.sender.precheck(ctx.instance, req);
-      const chatId = await queuedChat(ctx, req);
-      // The trial unit is the item's, charged by its queue id (under a key, the run's: a takeover
-      // finds the item and the unit its first attempt made); the worker never charges again.
-      const queueId = attempt ? IdempotencyStore.queueId(ctx.instance.id, attempt.origin) : newQueueId();
-      const giveBack = await sending.trial.take(ctx.instance, { charge: queueId });
-      try {
-        return { status: 202, body: await sending.queue.enqueue(ctx.instance, req, chatId, queueId) };
-      } catch (err) {
-        await giveBack?.(); // queue_full: nothing was accepted
-        throw err;
-      }
-    }
-    const refund = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
-    try {
-      const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
-      const result = await sending.sender.send(ctx.instance, req, networkId ? { networkId } : {});
-      // Spec 4.4: a vote answers "success"; it also gets the send response's fields.
-      return { status: 201, body: route === "poll/vote" ? { success: true as const, ...result } : result };
-    } catch (err) {
-      await refund?.();
-      throw err;
-    }
-  };
-  const key = header(ctx, "idempotency-key");
-  const answer = key
-    ? await sending.idempotency.run(ctx.instance.id, key, IdempotencyStore.fingerprint(route, body), run)
-    : await run();
-  ctx.http.status = answer.status;
-  return answer.body as z.infer<typeof sendOutput>;
+/** The request body: the procedure's input without the path's instance id. */
+function bodyOf<T extends { instanceId: string }>({ instanceId: _i, ...body }: T): Omit<T, "instanceId"> {
+  return body;
+}
+
+/** The send request of a route: its body re-typed by route (the procedure's input is typed as the common shape). */
+function requestOf(route: SendRoute, input: { instanceId: string }): SendRequest {
+  return { route, body: bodyOf(input) } as SendRequest;
 }
 
 // The vote's answer first: zod takes the first match, and the plain one would strip `success`.
@@ -180,10 +129,14 @@ function sendProcedure<R extends SendRoute>(route: R) {
           description: QUEUE_DOC,
         },
       })
-      // Each route its own schema; typed as the common shape here (the body is re-typed by route in `send`).
+      // Each route its own schema; typed as the common shape here (the body is re-typed by route in `requestOf`).
       .input(sendBodies[route] as unknown as z.ZodObject<typeof sendCommonFields>)
       .output(sendOutput)
-      .mutation(({ ctx, input }) => send(ctx, route, input as Record<string, unknown>))
+      .mutation(async ({ ctx, input }) => {
+        const answer = await ctx.sending.service.submit(ctx.instance, requestOf(route, input), sendOptions(ctx));
+        ctx.http.status = answer.status;
+        return answer.body;
+      })
   );
 }
 
@@ -287,41 +240,9 @@ export const messagesRouter = router({
     .input(reactionBody)
     .output(reactionResponseSchema)
     .mutation(async ({ ctx, input }) => {
-      const { sending } = ctx;
-      const key = header(ctx, "idempotency-key");
-      // Like every send: Idempotency-Key answers a retry with the first answer (the network id
-      // derives from the key, so even a retry after a timeout reacts once), and a reaction is a
-      // message for the free trial's daily count.
-      const run = async (attempt?: { origin: string }) => {
-        const ref = await resolveRef(ctx.instance.id, input.messageId, "messageId", ctx.platform.messages);
-        const chatId = ref.chatId ?? chatOf(input);
-        if (!chatId) throw invalid("chatId", "informe o chatId");
-        const owner = await connectedOwner(ctx);
-        const refund = await sending.trial.take(ctx.instance, { charge: attempt?.origin });
-        try {
-          const networkId = key ? IdempotencyStore.networkId(ctx.instance.id, key) : undefined;
-          const result = await owner.send(
-            ctx.instance.id,
-            chatId,
-            { type: "reaction", targetId: ref.id, emoji: input.reaction },
-            networkId ? { id: networkId, derivedId: true } : {},
-          );
-          const resultChat = result.chatId || chatId;
-          const body = {
-            chatId: resultChat,
-            id: formatMessageId({ fromMe: true, chatId: resultChat, id: result.id }),
-            status: "ok" as const,
-          };
-          return { status: 200, body };
-        } catch (err) {
-          await refund?.();
-          throw err;
-        }
-      };
-      const { instanceId: _i, ...body } = input;
-      const answer = key
-        ? await sending.idempotency.run(ctx.instance.id, key, IdempotencyStore.fingerprint("reaction", body), run)
-        : await run();
-      return answer.body as z.infer<typeof reactionResponseSchema>;
+      const answer = await ctx.sending.service.react(ctx.instance, bodyOf(input), {
+        idempotencyKey: header(ctx, "idempotency-key"),
+      });
+      return answer.body;
     }),
 });
