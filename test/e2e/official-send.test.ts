@@ -401,6 +401,16 @@ describe("every send route, as the operator receives it", () => {
     await expectError(mention, 501, "not_supported_by_provider");
     expect(await sent(before)).toEqual([]);
   });
+
+  it("a group, a channel or a LID is refused before it is queued (the operator reaches customers only)", async () => {
+    const before = await lastSeq();
+    for (const chatId of ["120363012345678901@g.us", "120363098765432109@newsletter", "98765432101234@lid"]) {
+      const queued = await send("text", { chatId, text: "oi" }, { "x-queue": "true" });
+      const body = await expectError(queued, 422, "validation_error");
+      expect(body.error.details?.chatId).toMatch(/gateway oficial/);
+    }
+    expect(await sent(before)).toEqual([]);
+  });
 });
 
 describe("templates", () => {

@@ -164,6 +164,18 @@ describe("delays and X-Queue", () => {
     expect(await ids()).toEqual(before);
   });
 
+  it("a business-scoped id (@bsuid) is the official gateway's only: 422 queued or not, nothing queued or sent", async () => {
+    const ids = async () =>
+      ((await expectJson(await call("/queue?status=all&limit=100"))).data as { id: string }[]).map((i) => i.id);
+    const before = await ids();
+    const sentBefore = await sentCount();
+    for (const headers of [{ "x-queue": "true" }, { "x-queue": "false" }]) {
+      await expectInvalid(await post("text", { chatId: "a@bsuid", text: "x" }, headers), { chatId: /gateway oficial/ });
+    }
+    expect(await ids()).toEqual(before);
+    expect(await sentCount()).toBe(sentBefore);
+  });
+
   it("X-Queue: false with delayMessage or delayTyping → 422 naming the field", async () => {
     const before = await sentCount();
     await expectInvalid(await post("text", { phone: b.phone, text: "x", delayMessage: 5 }, { "x-queue": "false" }), {

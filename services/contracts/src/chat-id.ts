@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { DOC_PATTERNS, documented } from "./doc-patterns.ts";
 import { invalid } from "./errors.ts";
+import type { InstanceKind } from "./instance.ts";
 
 /**
  * Conversation ids of spec 1: digits with country and area code become `<digits>@c.us`;
@@ -98,4 +99,20 @@ export function requireChat(input: { chatId?: string | undefined; phone?: string
   const id = chatOf(input);
   if (!id) throw invalid("chatId", "informe o chatId");
   return id;
+}
+
+/**
+ * Whether an instance of `kind` can address `chatId` (spec 1): the operator's Cloud API reaches
+ * customers only, by number or by business-scoped user id (`@bsuid`); the multi-device network has
+ * no business-scoped ids. Null when it can; else why not (the 422's `details.chatId`). Checked
+ * before a send is queued, so that a queued item never fails on it later.
+ */
+export function chatKindRule(kind: InstanceKind, chatId: string): string | null {
+  if (kind === "official") {
+    if (chatId.endsWith("@c.us") || chatId.endsWith("@bsuid")) return null;
+    return "no gateway oficial, o destino é um número (ou um id @bsuid); grupos, canais e status não existem";
+  }
+  if (chatId.endsWith("@bsuid"))
+    return "ids @bsuid só existem no gateway oficial: use o número ou o chatId da conversa";
+  return null;
 }

@@ -1,4 +1,6 @@
 import {
+  chatKindRule,
+  chatOf,
   type FileObject,
   formatMessageId,
   type Instance,
@@ -91,6 +93,10 @@ function requireMediaKind(req: SendRequest, mimetype: string): void {
  */
 export function kindRules(instance: Pick<Instance, "kind">, req: SendRequest): void {
   if (instance.kind === "official") officialBodyRules(req);
+  // A vote or a forward may name its chat by the message alone: that one is the message's own.
+  const chatId = chatOf(req.body as { chatId?: string; phone?: string });
+  const why = chatId ? chatKindRule(instance.kind, chatId) : null;
+  if (why) throw invalid("chatId", why);
 }
 
 /** A loaded file against the rules of the route and the instance's kind. */

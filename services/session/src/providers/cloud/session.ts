@@ -1,6 +1,7 @@
 import {
   type AccountInfo,
   ApiError,
+  chatKindRule,
   invalid,
   type OutboundContent,
   type PresenceState,
@@ -277,11 +278,8 @@ class CloudSession implements ProviderSession {
 
 /** The operator reaches customers only: a number or a business-scoped user id. */
 function requireCustomerChat(chatId: string): void {
-  if (chatId.endsWith("@c.us") || chatId.endsWith("@bsuid")) return;
-  throw invalid(
-    "chatId",
-    "no gateway oficial, o destino é um número (ou um id @bsuid); grupos, canais e status não existem",
-  );
+  const why = chatKindRule("official", chatId);
+  if (why) throw invalid("chatId", why);
 }
 
 /** The request field an operator's parameter error is about, by content. */
