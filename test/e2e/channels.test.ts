@@ -167,13 +167,25 @@ describe("a channel of the instance", () => {
 
     const reaction = await eventOf(a.id, "message.reaction", (p) => p.chatId === ch.id && p.emoji === "❤️");
     expect(reaction.payload).toMatchObject({
+      // The reaction's own id: the post's sequence number, the emoji, its count (the same when redelivered).
+      id: `false_${ch.id}_R${image.serverId}.2764-fe0f.1`,
       chatId: ch.id,
+      chatLid: null,
+      chatName: "Ofertas da Loja",
+      isGroup: false,
+      type: "reaction",
       // The post is the owner's own (its phone posted it): `true_` from the owner's side.
       messageId: `true_${ch.id}_${image.id}`,
       serverId: image.serverId,
+      emoji: "❤️",
       count: 1,
       fromMe: false,
+      from: { id: ch.id, phone: "", lid: null, pushName: "Ofertas da Loja" },
     });
+    // Pictures as every message's: signed links of the channel's.
+    const shown = reaction.payload as Obj;
+    expect(new URL(shown.chatPicture).pathname).toBe(`/v1/avatars/${a.id}/${ch.id}.jpg`);
+    expect(new URL(shown.from.picture).pathname).toBe(`/v1/avatars/${a.id}/${ch.id}.jpg`);
     // The follower is not told (reaction counts reach a follower through the preview).
     expect((await c.events(f.id, "message.reaction")).length).toBe(0);
   });

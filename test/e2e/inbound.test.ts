@@ -105,7 +105,20 @@ it("reactions to our messages arrive as message.reaction naming our message id",
     message: { type: "reaction", targetId: netId, emoji: "👍" },
   });
   const r = await eventually(async () => (await payloads("message.reaction")).find((x) => x.messageId === mine.id));
-  expect(r).toMatchObject({ emoji: "👍", fromMe: false, chatId: `${contact}@c.us` });
+  expect(r).toMatchObject({ type: "reaction", emoji: "👍", fromMe: false, chatId: `${contact}@c.us` });
+});
+
+it("the contact edits and deletes its message: message.edited and message.revoked, of type edit and revoke", async () => {
+  const send = (message: unknown) => c.sim("POST", `/simnet/phones/${contact}/send`, { to: a.phone, message });
+  const sent = (await (await send({ type: "text", text: "erarda" })).json()) as { id: string };
+  const apiId = `false_${contact}@c.us_${sent.id}`;
+  await eventually(async () => (await payloads("message")).find((x) => x.id === apiId));
+  await send({ type: "edit", targetId: sent.id, text: "errada, corrigida" });
+  const edited = await eventually(async () => (await payloads("message.edited")).find((x) => x.messageId === apiId));
+  expect(edited).toMatchObject({ type: "edit", text: "errada, corrigida", chatName: "Ana", fromMe: false });
+  await send({ type: "revoke", targetId: sent.id });
+  const revoked = await eventually(async () => (await payloads("message.revoked")).find((x) => x.messageId === apiId));
+  expect(revoked).toMatchObject({ type: "revoke", chatId: `${contact}@c.us`, fromMe: false });
 });
 
 it("pictures: chatPicture and from.picture are signed links; 404 while none is visible", async () => {
@@ -147,7 +160,7 @@ it("votes and event replies: poll.vote (selectedOptions) and event.response name
     message: { type: "poll_vote", pollId: poll.id.split("_")[2], votes: ["sim"] },
   });
   const vote = await eventually(async () => (await payloads("poll.vote")).find((x) => x.pollId === poll.id));
-  expect(vote).toMatchObject({ selectedOptions: ["sim"], chatId: `${contact}@c.us`, fromMe: false });
+  expect(vote).toMatchObject({ type: "poll_vote", selectedOptions: ["sim"], chatId: `${contact}@c.us`, fromMe: false });
 
   const event = (await (
     await send("event", { phone: contact, event: { name: "Reunião", startTime: 1_900_000_000 } })
@@ -157,5 +170,5 @@ it("votes and event replies: poll.vote (selectedOptions) and event.response name
     message: { type: "event_response", targetId: event.id.split("_")[2], response: "going" },
   });
   const reply = await eventually(async () => (await payloads("event.response")).find((x) => x.eventId === event.id));
-  expect(reply).toMatchObject({ response: "going", from: { id: `${contact}@c.us` } });
+  expect(reply).toMatchObject({ type: "event_response", response: "going", from: { id: `${contact}@c.us` } });
 });

@@ -601,6 +601,56 @@ describe("what the operator could not hand over, identities, errors and history 
     expect(revoked!.payload).toMatchObject({ fromMe: true, source: "app" });
   });
 
+  it("echoes name the chat as the instance knows it (the business app's contact book first) and the message they answer", async () => {
+    // A number of its own: its contact book sync is no other test's.
+    const own = await r.number();
+    const to = "5511966661008";
+    const at = () => String(Math.floor(Date.now() / 1000));
+    const changeOf = (field: string, value: unknown) =>
+      r.ctl("POST", "/mock/webhooks", { phoneNumberId: own.phoneNumberId, field, value });
+    const metaOf = () => ({ display_phone_number: own.phone, phone_number_id: own.phoneNumberId });
+    const echo = (id: string, body: Record<string, unknown>) =>
+      changeOf("smb_message_echoes", {
+        messaging_product: "whatsapp",
+        metadata: metaOf(),
+        message_echoes: [{ from: own.phone, to, id, timestamp: at(), type: "text", ...body }],
+      });
+    // Never met: no name to give.
+    await echo("wamid.echoFirst", { text: { body: "primeiro contato pelo app" } });
+    const [first] = await waitForEvent(r.c, own.id, "message.any", (p) => p.text === "primeiro contato pelo app");
+    expect(first!.payload).toMatchObject({ chatName: null, quotedId: null });
+    // The customer writes (its profile name); the business answers it from the app, quoting it.
+    await r.ctl("PUT", `/mock/numbers/${own.phoneNumberId}/users/${to}`, { name: "Carla" });
+    const { id: asked } = await r.inbound(own, to, { type: "text", text: { body: "tem em azul?" } });
+    const [question] = await waitForEvent(r.c, own.id, "message", (p) => p.text === "tem em azul?");
+    await echo("wamid.echoReply", { text: { body: "tem sim" }, context: { from: to, id: asked } });
+    const [reply] = await waitForEvent(r.c, own.id, "message.any", (p) => p.text === "tem sim");
+    expect(reply!.payload).toMatchObject({
+      fromMe: true,
+      source: "app",
+      chatId: `${to}@c.us`,
+      chatName: "Carla",
+      quotedId: question!.payload.id,
+    });
+    // The business saved the customer in its app's contact book: that name comes first (spec 1 rule 7).
+    await changeOf("smb_app_state_sync", {
+      messaging_product: "whatsapp",
+      metadata: metaOf(),
+      state_sync: [
+        {
+          type: "contact",
+          contact: { full_name: "Carla Cliente VIP", first_name: "Carla", phone_number: to },
+          action: "add",
+          metadata: { timestamp: at() },
+        },
+      ],
+    });
+    await waitForEvent(r.c, own.id, "contact.sync", (p) => JSON.stringify(p.contacts).includes("Carla Cliente VIP"));
+    await echo("wamid.echoSaved", { text: { body: "já separei" } });
+    const [saved] = await waitForEvent(r.c, own.id, "message.any", (p) => p.text === "já separei");
+    expect(saved!.payload).toMatchObject({ chatName: "Carla Cliente VIP", quotedId: null });
+  });
+
   it("GET /events lists an official instance's events over HTTP", async () => {
     await r.inbound(n, "5511966661007", { type: "text", text: { body: "para a lista de eventos" } });
     await waitForEvent(r.c, n.id, "message", (p) => p.text === "para a lista de eventos");

@@ -3,7 +3,8 @@
 // to contacts and groups, the presence.update events they bring in order, and GET answering from
 // what was heard; subscriptions and the account's own presence applied again after a reconnection;
 // `offline` withholding read receipts; the send queue working while presence is set; every
-// validation rule, the 404s, instance_not_connected and the official-kind 501s.
+// validation rule, the 404s, instance_not_connected and the official-kind 501s. A first read of
+// a chat not subscribed to subscribes to it (as WAHA).
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
@@ -14,6 +15,7 @@ let c: Cluster;
 const a = { id: "", token: "", phone: "5531975550001" };
 const CAIO = "5531975550101"; // a virtual contact followed
 const DORA = "5531975550102"; // a virtual contact not followed
+const FABI = "5531975550103"; // a virtual contact first read, never subscribed to
 const EDU = "553187655010"; // registered without the ninth digit
 const EDU_TYPED = "5531987655010";
 
@@ -49,7 +51,7 @@ beforeAll(async () => {
   Object.assign(a, await c.createInstance({ billingStatus: "active" }));
   await c.as(a.token)(`/v1/instances/${a.id}/start`, { method: "POST" });
   await c.pair(a.id, a.phone);
-  for (const phone of [CAIO, DORA, EDU]) await sim("POST", "/simnet/phones", { phone }, 201);
+  for (const phone of [CAIO, DORA, EDU, FABI]) await sim("POST", "/simnet/phones", { phone }, 201);
   group = (await sim("POST", "/simnet/groups", { subject: "Equipe", participants: [a.phone, CAIO, DORA] }, 201)).id;
   asA = (path, init) => c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
 }, 60_000);
@@ -151,7 +153,7 @@ describe("subscriptions and what they bring", () => {
     expect(await expectJson(await asA("/presence"))).toContainEqual(entry);
   });
 
-  it("a contact not followed is not heard: no event, and GET answers 404", async () => {
+  it("a contact not followed is not heard: no event, and not in the list", async () => {
     const from = (await updates()).length;
     await contactPresence(DORA, "available");
     await contactPresence(DORA, "composing", a.phone);
@@ -159,8 +161,30 @@ describe("subscriptions and what they bring", () => {
     await contactPresence(CAIO, "available");
     const seen = await updatesAfter(from, 1);
     expect(seen.map((p) => p.id)).toEqual([`${CAIO}@c.us`]);
-    await expectError(await asA(`/presence/${DORA}`), 404, "not_found");
     expect((await expectJson<Obj[]>(await asA("/presence"))).map((e) => e.id)).not.toContain(`${DORA}@c.us`);
+  });
+
+  it("reading a contact never subscribed to subscribes to it (as WAHA) and answers its presence now", async () => {
+    const fabi = `${FABI}@c.us`;
+    await contactPresence(FABI, "available");
+    expect((await sim("GET", `/simnet/phones/${FABI}/presence`)).subscribers).toEqual([]);
+    const from = (await updates()).length;
+    // No 404: the first read subscribes, and the network's answer (online now) is the entry.
+    expect(await expectJson(await asA(`/presence/${FABI}`))).toEqual({
+      id: fabi,
+      presences: [{ participant: fabi, lastKnownPresence: "online", lastSeen: null }],
+    });
+    expect((await sim("GET", `/simnet/phones/${FABI}/presence`)).subscribers).toEqual([
+      expect.objectContaining({ phone: a.phone, instanceId: a.id }),
+    ]);
+    // Followed from now on: its changes are events.
+    await contactPresence(FABI, "composing", a.phone);
+    const seen = await until(async () => {
+      const all = (await updates()).slice(from).filter((p) => p.id === fabi);
+      return all.some((p) => p.presences[0].lastKnownPresence === "typing") ? all : null;
+    }, "Fabi typing");
+    expect(seen.map((p) => p.presences[0].lastKnownPresence)).toEqual(["online", "typing"]);
+    expect((await expectJson<Obj>(await asA(`/presence/${FABI}`))).presences[0].lastKnownPresence).toBe("typing");
   });
 
   it("a group: its members typing and recording there, each a participant of the group's entry", async () => {
@@ -209,7 +233,10 @@ describe("subscriptions and what they bring", () => {
     // A group the account is not in.
     const other = (await sim("POST", "/simnet/groups", { subject: "Outro", participants: [CAIO, DORA] }, 201)).id;
     await expectError(await asA(`/presence/${other}/subscribe`, { method: "POST" }), 422, "network_rejected");
-    await expectError(await asA(`/presence/${other}`), 404, "not_found");
+    // Reading subscribes first: the same answers.
+    await expectError(await asA(`/presence/${other}`), 422, "network_rejected");
+    await expectError(await asA("/presence/5531975559999"), 404, "not_found");
+    await expectError(await asA("/presence/120363999999999999@g.us"), 404, "not_found");
   });
 });
 
@@ -229,9 +256,9 @@ describe("across a reconnection", () => {
       const got = ((await sim("GET", `/simnet/phones/${a.phone}/presence`)).subscriptions as Obj[]).map(
         (s) => s.target,
       );
-      return got.length >= 3 ? got : null;
+      return got.length >= 4 ? got : null;
     }, "subscriptions renewed");
-    expect(subs.sort()).toEqual([`${CAIO}@c.us`, `${EDU}@c.us`, group].sort());
+    expect(subs.sort()).toEqual([`${CAIO}@c.us`, `${EDU}@c.us`, `${FABI}@c.us`, group].sort());
     // The account's offline was set again on the new connection.
     const again = await until(async () => {
       const log = (await presenceLog()).slice(logBefore);

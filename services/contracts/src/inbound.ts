@@ -30,6 +30,15 @@ export interface InboundMessage {
   media: { mimetype: string; filename?: string | null } | null;
   /** For reactions, edits, revocations and votes: the network id of the message they name. */
   targetId?: string | null;
+  /**
+   * Whether the message `targetId` names is the account's, when the provider knows it (a channel
+   * post's reaction); otherwise the session looks it up among the messages it kept.
+   */
+  targetFromMe?: boolean | null;
+  /** Reactions to a channel post: the channel's sequence number of the post (`server_id`). */
+  serverId?: string | null;
+  /** Reactions to a channel post, when the network tells it (simnet): the emoji's total on the post now. */
+  count?: number | null;
   emoji?: string;
   selectedOptions?: string[];
   /** Replies to calendar events: `going`, `not_going` or `maybe`. */

@@ -2,7 +2,10 @@ import type { Platform } from "@gw/platform";
 import type { ProviderContext } from "./providers/contract.ts";
 
 /** The `records` of a provider context: hashes under the instance (platform keys `providerRecords`). */
-export function providerRecords(platform: Platform, instanceId: string): ProviderContext["records"] {
+export function providerRecords(
+  platform: Pick<Platform, "keys" | "redis">,
+  instanceId: string,
+): ProviderContext["records"] {
   const key = (name: string) => platform.keys.providerRecords(instanceId, name);
   return {
     async put(name, entries) {

@@ -58,6 +58,11 @@ export function heardPresence(state: PresenceState): HeardPresence {
 export const PRESENCE_SUBSCRIPTION_TTL_MS = 24 * 3_600_000;
 export const PRESENCE_CACHE_TTL_MS = 24 * 3_600_000;
 export const PRESENCE_TYPING_FRESH_MS = 25_000;
+/**
+ * A first `GET /presence/{chatId}` of a contact not subscribed to subscribes to it, then waits this
+ * long at most for the presence the network answers a subscription with.
+ */
+export const PRESENCE_FIRST_READ_WAIT_MS = 1_000;
 
 /**
  * The providers' record of an instance's presence (a provider record, `ProviderContext.records`):

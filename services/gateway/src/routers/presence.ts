@@ -6,8 +6,10 @@ import {
   DOC_PATTERNS,
   documented,
   type ErrorCode,
+  type Instance,
   invalid,
   normalizeChatId,
+  PRESENCE_FIRST_READ_WAIT_MS,
   PRESENCE_TO_NETWORK,
   PRESENCE_VALUES,
   type PresenceEntry,
@@ -74,13 +76,34 @@ function ninthDigitTwin(chatId: string): string | null {
 }
 
 /** The ids a chat may have been heard under: as given, its number behind a lid, the other ninth-digit form. */
-async function heardIds(ctx: Context & { instance: { id: string } }, chatId: string): Promise<string[]> {
+async function heardIds(ctx: InstanceContext, chatId: string): Promise<string[]> {
   const ids = [chatId];
   const known = chatId.endsWith("@lid") ? await ctx.platform.identity.rewrite(ctx.instance.id, chatId) : null;
   if (known && known !== chatId) ids.push(known);
   const twin = ninthDigitTwin(known ?? chatId);
   if (twin) ids.push(twin);
   return ids;
+}
+
+type InstanceContext = Context & { instance: Pick<Instance, "id" | "connectionStatus" | "statusReason"> };
+
+/** Subscribes to a chat's presence on the network (the number as registered; 404 without an account). */
+async function subscribeChat(ctx: InstanceContext, given: string): Promise<void> {
+  const owner = await connectedOwner(ctx);
+  const chatId = await networkChat(owner, ctx.instance.id, given);
+  await owner.op(ctx.instance.id, "presence.subscribe", { chatId });
+}
+
+/**
+ * A chat's entry as heard (under any id it may have been heard under). A chat neither heard nor
+ * subscribed to is subscribed to by this first read, as WAHA does (platform `PresenceStore.read`).
+ */
+async function presenceOf(ctx: InstanceContext, chatId: string): Promise<PresenceEntry> {
+  // A group has no presence of its own to wait for: its members are heard as they type there.
+  const waitMs = chatId.endsWith("@g.us") ? 0 : PRESENCE_FIRST_READ_WAIT_MS;
+  return ctx.platform.presence.read(ctx.instance.id, await heardIds(ctx, chatId), () => subscribeChat(ctx, chatId), {
+    waitMs,
+  });
 }
 
 /** Spec 4.9: presence, standard instances (the capability table answers the 501s). */
@@ -127,29 +150,17 @@ export const presenceRouter = router({
     }),
 
   presenceGet: route("GET", "/{chatId}", "The presence heard of one chat", {
-    errors: ["not_found", "instance_not_connected", "network_unavailable"],
     description:
-      "`presences`: the contact (in a group, each member heard). Subscribed but nothing heard yet: `presences` " +
-      "is empty. Neither subscribed nor heard: 404.",
+      "`presences`: the contact (in a group, each member heard). A chat not subscribed to is subscribed to on " +
+      "this first read (as POST /presence/{chatId}/subscribe; 404 for a number without an account or an unknown " +
+      "group), and the answer is what the network tells within a second: the contact's presence now, or an " +
+      "empty `presences` (a group, a contact who hides it). Subscribed but nothing heard yet: `presences` is empty.",
   })
     .input(chatPath)
     .output(presenceEntrySchema)
-    .query(async ({ ctx, input }): Promise<PresenceEntry> => {
+    .query(({ ctx, input }): Promise<PresenceEntry> => {
       requireWorking(ctx.instance);
-      const chatId = pathChat(input.chatId);
-      const { presence } = ctx.platform;
-      const ids = await heardIds(ctx, chatId);
-      for (const id of ids) {
-        const entry = await presence.get(ctx.instance.id, id);
-        if (entry) return entry;
-      }
-      for (const id of ids) {
-        if (await presence.subscribedUntil(ctx.instance.id, id)) return { id, presences: [] };
-      }
-      throw new ApiError(
-        "not_found",
-        "Nenhuma presença conhecida desta conversa: assine com POST /presence/{chatId}/subscribe.",
-      );
+      return presenceOf(ctx, pathChat(input.chatId));
     }),
 
   presenceSubscribe: route("POST", "/{chatId}/subscribe", "Follow a contact's or a group's presence", {
@@ -161,10 +172,7 @@ export const presenceRouter = router({
     .input(chatPath)
     .output(successSchema)
     .mutation(async ({ ctx, input }) => {
-      const given = pathChat(input.chatId);
-      const owner = await connectedOwner(ctx);
-      const chatId = await networkChat(owner, ctx.instance.id, given);
-      await owner.op(ctx.instance.id, "presence.subscribe", { chatId });
+      await subscribeChat(ctx, pathChat(input.chatId));
       return { success: true as const };
     }),
 });

@@ -78,6 +78,46 @@ export class PresenceStore {
     return this.entryOf(chatId, await this.redis.hgetall(this.k.presence(instanceId, chatId)), now);
   }
 
+  /**
+   * A chat's entry by any of the ids it may have been heard under (its number behind a lid, the
+   * other ninth-digit form): the first heard; else, subscribed under one of them but nothing heard
+   * yet, an entry with no `presences`; else null.
+   */
+  async find(instanceId: string, ids: readonly string[], now = Date.now()): Promise<PresenceEntry | null> {
+    for (const id of ids) {
+      const entry = await this.get(instanceId, id, now);
+      if (entry) return entry;
+    }
+    for (const id of ids) {
+      if (await this.subscribedUntil(instanceId, id, now)) return { id, presences: [] };
+    }
+    return null;
+  }
+
+  /**
+   * `GET /presence/{chatId}`: the chat's entry ({@link find}); when nothing is known of it, it is
+   * subscribed to first (`subscribe`, as WAHA does on a first read), and the answer is what the
+   * network tells within `waitMs` (its answer to a subscription: a contact's presence now), else an
+   * entry with no `presences`.
+   */
+  async read(
+    instanceId: string,
+    ids: readonly string[],
+    subscribe: () => Promise<void>,
+    opts: { waitMs: number; pollMs?: number },
+  ): Promise<PresenceEntry> {
+    const known = await this.find(instanceId, ids);
+    if (known) return known;
+    await subscribe();
+    const until = Date.now() + opts.waitMs;
+    for (;;) {
+      const entry = await this.find(instanceId, ids);
+      if (entry && (entry.presences.length > 0 || Date.now() >= until)) return entry;
+      if (Date.now() >= until) return { id: ids[0] ?? "", presences: [] };
+      await new Promise((r) => setTimeout(r, opts.pollMs ?? 25));
+    }
+  }
+
   /** The account's own presence as last set (`available`/`unavailable`), null when never set. */
   async self(instanceId: string): Promise<"available" | "unavailable" | null> {
     const v = await this.redis.hget(this.k.providerRecords(instanceId, PRESENCE_RECORD), "self");

@@ -22,6 +22,8 @@ export async function inboundPayload(
     mediaUrl: (apiId: string) => string | null;
     avatarUrl: (chatId: string) => string | null;
     quotedFromMe: (networkId: string) => Promise<boolean | null>;
+    /** The chat's name as the instance knows it, for messages whose provider gives none (spec 1 rule 7). */
+    chatName?: (chatId: string) => Promise<string | null>;
   },
 ): Promise<{ kind: InboundKind; apiId: string; chatId: string; payload: Record<string, unknown> }> {
   // Learn what this message reveals, then rewrite with everything known.
@@ -34,9 +36,9 @@ export async function inboundPayload(
   const fromPhone = m.from.phone ?? (fromId.endsWith("@c.us") ? fromId.split("@")[0]! : null);
   const participant = m.isGroup && !m.fromMe ? fromId : undefined;
   const apiId = formatMessageId({ fromMe: m.fromMe, chatId, id: m.id, ...(participant ? { participant } : {}) });
-  const ref = async (networkId: string | null | undefined) => {
+  const ref = async (networkId: string | null | undefined, known?: boolean | null) => {
     if (!networkId) return null;
-    const fromMe = (await opts.quotedFromMe(networkId)) ?? false;
+    const fromMe = known ?? (await opts.quotedFromMe(networkId)) ?? false;
     return formatMessageId({ fromMe, chatId, id: networkId });
   };
   const base = {
@@ -44,7 +46,7 @@ export async function inboundPayload(
     chatId,
     chatLid,
     isGroup: m.isGroup,
-    chatName: m.chatName,
+    chatName: m.chatName ?? (opts.chatName ? await opts.chatName(chatId) : null),
     chatPicture: opts.avatarUrl(chatId),
     fromMe: m.fromMe,
     from: {
@@ -58,36 +60,47 @@ export async function inboundPayload(
     ...(m.fromMe ? { source: m.origin === "device" || m.origin === "phone" ? "app" : "api" } : {}),
   };
   const raw = m.raw;
+  // Messages about another message: `type` names what they are (docs/webhooks.md, "payload.type").
+  const about = { ...base, type: m.type };
+  const target = () => ref(m.targetId, m.targetFromMe);
   switch (m.type) {
     case "reaction":
       return {
         kind: "message.reaction",
         apiId,
         chatId,
-        payload: { ...base, messageId: await ref(m.targetId), emoji: m.emoji ?? "", raw },
+        payload: {
+          ...about,
+          messageId: await target(),
+          emoji: m.emoji ?? "",
+          // A channel post's reaction: the post's sequence number, and its count when the network tells it.
+          ...(m.serverId ? { serverId: m.serverId } : {}),
+          ...(typeof m.count === "number" ? { count: m.count } : {}),
+          raw,
+        },
       };
     case "edit":
       return {
         kind: "message.edited",
         apiId,
         chatId,
-        payload: { ...base, messageId: await ref(m.targetId), text: m.text, raw },
+        payload: { ...about, messageId: await target(), text: m.text, raw },
       };
     case "revoke":
-      return { kind: "message.revoked", apiId, chatId, payload: { ...base, messageId: await ref(m.targetId), raw } };
+      return { kind: "message.revoked", apiId, chatId, payload: { ...about, messageId: await target(), raw } };
     case "event_response":
       return {
         kind: "event.response",
         apiId,
         chatId,
-        payload: { ...base, eventId: await ref(m.targetId), response: m.response ?? "", raw },
+        payload: { ...about, eventId: await target(), response: m.response ?? "", raw },
       };
     case "poll_vote":
       return {
         kind: "poll.vote",
         apiId,
         chatId,
-        payload: { ...base, pollId: await ref(m.targetId), selectedOptions: m.selectedOptions ?? [], raw },
+        payload: { ...about, pollId: await target(), selectedOptions: m.selectedOptions ?? [], raw },
       };
   }
   const url = m.media ? opts.mediaUrl(apiId) : null;

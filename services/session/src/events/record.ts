@@ -35,6 +35,9 @@ export async function recordInbound(
     mediaUrl: (apiId) => mediaLinks.sign(`/v1/files/${instanceId}/${apiId}.${ext}`),
     avatarUrl: avatarLinks(platform, instance),
     quotedFromMe: async (id) => (await messages.get(instanceId, id))?.fromMe ?? null,
+    // Spec 1 rule 7: a chat's name the provider does not tell (a channel's reaction, a message sent
+    // from the phone, an official echo) is the one the instance learnt.
+    chatName: (chatId) => identity.nameOf(instanceId, chatId),
   });
   // The chat's name as the network shows it: sent messages' events carry it too (rule 7).
   if (m.chatName) await identity.learnName(instanceId, out.chatId, m.chatName);

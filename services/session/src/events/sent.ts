@@ -104,25 +104,28 @@ export function sentEvent(
     timestamp: result.timestamp,
     source: "api",
   };
+  if (content.type === "poll_vote") return null;
+  payload.chatLid = chat.chatLid;
+  payload.chatName = chat.chatName;
+  payload.chatPicture = avatarUrl(shownChat);
   switch (content.type) {
-    case "poll_vote":
-      return null;
+    // Messages about another message: `type` names what they are, as received ones (events/inbound.ts).
     case "reaction":
+      payload.type = "reaction";
       payload.messageId = target(content.targetId);
       payload.emoji = content.emoji;
       return { kind: "message.reaction", payload };
     case "edit":
+      payload.type = "edit";
       payload.messageId = target(content.targetId);
       payload.text = content.text;
       return { kind: "message.edited", payload };
     case "revoke":
+      payload.type = "revoke";
       payload.messageId = target(content.targetId);
       return { kind: "message.revoked", payload };
   }
   const media = "media" in content ? content.media : undefined;
-  payload.chatLid = chat.chatLid;
-  payload.chatName = chat.chatName;
-  payload.chatPicture = avatarUrl(shownChat);
   payload.type = payloadType(content);
   payload.text = textOf(content);
   if (media) payload.media = { url: null, mimetype: media.mimetype, filename: media.filename ?? null };

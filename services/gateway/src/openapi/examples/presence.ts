@@ -36,9 +36,8 @@ export const presenceExamples = instanceExamples({
       presences: [{ participant: JOAO.id, lastKnownPresence: "offline", lastSeen: NOW_S - 1_260 }],
     },
     errors: {
-      not_found: {
-        message: "Nenhuma presença conhecida desta conversa: assine com POST /presence/{chatId}/subscribe.",
-      },
+      // Not subscribed yet: the first read subscribes, and a number without an account is a 404.
+      not_found: { message: "Conversa não encontrada: o número não tem conta na rede." },
     },
   },
   presenceSubscribe: {

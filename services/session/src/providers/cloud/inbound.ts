@@ -256,17 +256,21 @@ export function echoesChange(value: unknown): CloudItem[] {
     const chatId = chatOfUser(str(m.to), str(m.to_user_id));
     if (!wamid || !chatId) continue;
     const c = contentOf(m);
+    const context = obj(m.context);
     const message: InboundMessage = {
       id: networkIdOf(wamid),
       chatId,
       chatLid: null,
+      // The operator names no one in an echo: the processor fills the name the instance knows (process.ts).
       chatName: null,
       isGroup: false,
       fromMe: true,
       from: { id: "", phone: null, lid: null, pushName: null },
       timestamp: seconds(m.timestamp),
       ...c,
-      quotedId: null,
+      // A reply made in the business app names the message it answers, as received messages do.
+      quotedId: str(context.id) ? networkIdOf(context.id as string) : null,
+      ...(context.forwarded === true || context.frequently_forwarded === true ? { forwarded: true } : {}),
       origin: "phone",
       raw: m,
     };

@@ -1,6 +1,7 @@
 import type { EventKind, Instance } from "@gw/contracts";
 import { type Logger, type Platform, stableEventId } from "@gw/platform";
 import { recordAck, recordInbound } from "../../events/record.ts";
+import { keepContactBook, namedByBook } from "./address-book.ts";
 import type { CloudItem } from "./inbound.ts";
 import { type CloudChangeItem, mapChange } from "./inbound-fields.ts";
 import { arr, obj } from "./values.ts";
@@ -84,7 +85,8 @@ async function applyMessage(
   item: Extract<CloudItem, { kind: "message" }>,
   publish: boolean,
 ): Promise<void> {
-  const m = item.message;
+  // Spec 1 rule 7: the name the business saved for the customer (coexistence), else the profile name.
+  const m = await namedByBook(platform, instance.id, item.message);
   // Kept for downloads (the media id) and as the operator's form of the message.
   await platform.messages.saveRaw(instance.id, m.id, JSON.stringify(item.rawMessage));
   if (item.window && publish) await platform.windows.note(instance.id, m.chatId, m.timestamp, m.id);
@@ -104,6 +106,7 @@ async function apply(platform: Platform, log: Logger, instance: Instance, item: 
       });
     case "event":
       if (item.warn) log.warn({ instanceId: instance.id, ...item.warn }, "the operator reported an error in a webhook");
+      if (item.event === "contact.sync") await keepContactBook(platform, instance.id, item.payload);
       await platform.events.publish(
         instance,
         item.event,

@@ -1,4 +1,4 @@
-import type { AccountInfo, ApiError, SessionOpHandlers } from "@gw/contracts";
+import type { AccountInfo, ApiError, InboundMessage, SessionOpHandlers } from "@gw/contracts";
 import type { ProviderContext } from "../contract.ts";
 
 /**
@@ -26,6 +26,12 @@ export interface SimArea {
    * rewritten to numbers, spec 1 rule 3); without one, the payload is emitted as simnet shaped it.
    */
   onEvent(kind: string, transform: (payload: Record<string, unknown>) => Promise<Record<string, unknown>>): void;
+  /**
+   * simnet's `event` frames of `kind` that are messages in the provider contract's terms (a channel
+   * post's reaction): `toMessage` gives the message, emitted as any message (the session builds its
+   * payload as every other's), or null to emit the event as it is.
+   */
+  onEventMessage(kind: string, toMessage: (payload: Record<string, unknown>) => InboundMessage | null): void;
   /** Runs each time the connection opens (after pairing or a reconnection), with the account. */
   onOpen(handler: (me: AccountInfo) => void | Promise<void>): void;
 }

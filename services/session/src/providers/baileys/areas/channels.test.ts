@@ -269,7 +269,7 @@ describe("Baileys channels: operations", () => {
 });
 
 describe("Baileys channels: notifications", () => {
-  it("newsletter.reaction becomes message.reaction, naming the post once it was seen; views, participants and settings are no event", async () => {
+  it("newsletter.reaction becomes a reaction message of the channel, with a stable id, naming the post once it was seen; views, participants and settings are no event", async () => {
     const r = await openRig();
     const before = r.events.length;
     r.sock.ev.emit("newsletter.reaction", { id: CHANNEL, server_id: "101", reaction: { code: "👍", count: 1 } });
@@ -284,7 +284,7 @@ describe("Baileys channels: notifications", () => {
       ],
     });
     await vi.waitFor(() =>
-      expect(r.events.find((e) => e.type === "message")).toMatchObject({
+      expect(r.events.find((e) => e.type === "message" && e.message.type === "text")).toMatchObject({
         message: { chatId: CHANNEL, id: "3EB0POST0000000001", isGroup: false, from: { id: CHANNEL } },
       }),
     );
@@ -302,18 +302,35 @@ describe("Baileys channels: notifications", () => {
       action: "promote",
     });
     r.sock.ev.emit("newsletter-settings.update", { id: CHANNEL, update: { name: "Nova" } });
+    r.sock.ev.emit("newsletter.reaction", { id: CHANNEL, server_id: "101", reaction: { code: "👍", count: 1 } });
     const reactions = await vi.waitFor(() => {
-      const got = r.events.slice(before).filter((e) => e.type === "event");
-      expect(got).toHaveLength(2);
+      const got = r.events
+        .slice(before)
+        .flatMap((e) => (e.type === "message" && e.message.type === "reaction" ? [e.message] : []));
+      expect(got).toHaveLength(3);
       return got;
     });
+    expect(r.events.slice(before).filter((e) => e.type === "event")).toEqual([]);
+    // Built as every reaction (events/inbound.ts gives it the chat's fields): the post not seen
+    // since the process started is not named, yet the reaction has its id, the same when repeated.
     expect(reactions[0]).toMatchObject({
-      kind: "message.reaction",
-      payload: { chatId: CHANNEL, messageId: null, serverId: "101", emoji: "👍", fromMe: false, isGroup: false },
+      id: "R101.1f44d",
+      chatId: CHANNEL,
+      isGroup: false,
+      fromMe: false,
+      from: { id: CHANNEL },
+      targetId: null,
+      serverId: "101",
+      emoji: "👍",
     });
+    expect(reactions[2]!.id).toBe(reactions[0]!.id);
     expect(reactions[1]).toMatchObject({
-      kind: "message.reaction",
-      payload: { chatId: CHANNEL, messageId: `false_${CHANNEL}_3EB0POST0000000001`, serverId: "102", emoji: "" },
+      id: "R102.0",
+      chatId: CHANNEL,
+      targetId: "3EB0POST0000000001",
+      targetFromMe: false,
+      serverId: "102",
+      emoji: "",
     });
   });
 });

@@ -15,6 +15,7 @@ import {
   S_WHATSAPP_NET,
   type WASocket,
 } from "@whiskeysockets/baileys";
+import { channelReactionMessage } from "../../channel-reaction.ts";
 import { parseStoredMessage, toInboundMessage } from "../inbound/inbound.ts";
 import { nowSeconds } from "../seconds.ts";
 import type { BaileysAreaModule } from "./area.ts";
@@ -30,7 +31,8 @@ import type { BaileysAreaModule } from "./area.ts";
  * | preview | our own `<messages type="jid">` query ({@link fetchPosts}), whose `<message>` nodes carry the post (`<plaintext>`), `<views_count>` and `<reactions>` |
  * | list, directory search and lookups | none in the package: 501 from the capability table |
  *
- * Notifications: `newsletter.reaction` → `message.reaction` (`chatId` `<id>@newsletter`); views,
+ * Notifications: `newsletter.reaction` → a reaction message of the channel (providers/channel-reaction.ts),
+ * which the session publishes as every reaction (`message.reaction`, `chatId` `<id>@newsletter`); views,
  * participant and settings notifications have no event of the spec and are not emitted. Posts
  * of followed channels arrive through the session's `messages.upsert` path as any message.
  */
@@ -184,25 +186,21 @@ export const baileysChannels: BaileysAreaModule = (area) => {
         }
       }
     });
-    sock.ev.on("newsletter.reaction", ({ id, server_id, reaction }) => {
-      if (!current()) return;
+    sock.ev.on("newsletter.reaction", (notification) => {
+      const { id, server_id, reaction } = notification;
+      if (!current() || !server_id) return;
+      // The post's id is known once it was seen live; the reaction's own id never depends on it.
       const post = posts.get(`${id}|${server_id}`);
-      const messageId = post ? `${post.fromMe}_${id}_${post.id}` : null;
-      area.ctx.emit({
-        type: "event",
-        kind: "message.reaction",
-        payload: {
-          id: messageId,
-          chatId: id,
-          isGroup: false,
-          fromMe: false,
-          from: { id, phone: "", lid: null, pushName: "" },
-          timestamp: nowSeconds(),
-          messageId,
-          serverId: server_id,
-          emoji: reaction.removed ? "" : (reaction.code ?? ""),
-        },
+      const message = channelReactionMessage({
+        channelId: id,
+        serverId: String(server_id),
+        postId: post?.id ?? null,
+        postFromMe: post?.fromMe ?? null,
+        emoji: reaction.removed ? "" : (reaction.code ?? ""),
+        timestamp: nowSeconds(),
+        raw: notification,
       });
+      area.ctx.emit({ type: "message", message });
     });
   });
 

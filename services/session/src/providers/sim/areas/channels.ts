@@ -1,4 +1,5 @@
-import { ApiError, type ProviderChannel, type ProviderPost } from "@gw/contracts";
+import { ApiError, type InboundMessage, type ProviderChannel, type ProviderPost, parseMessageId } from "@gw/contracts";
+import { channelReactionMessage } from "../../channel-reaction.ts";
 import type { SimAreaModule } from "../area.ts";
 
 type Lookup = { name: string; value: string };
@@ -7,9 +8,11 @@ type Lookup = { name: string; value: string };
  * Channels on simnet (services/simnet/src/channels.ts): each operation is the simnet operation of
  * the same name, answering the contract's provider shapes. Posts from followed channels arrive as
  * `message` frames (`chatId` `<id>@newsletter`) and reactions to the channels the account runs
- * as `event` frames: the session passes both on.
+ * as `event` frames (`message.reaction`), which become reaction messages of the channel
+ * (providers/channel-reaction.ts, as on Baileys): the session passes both on.
  */
 export const simChannels: SimAreaModule = (area) => {
+  area.onEventMessage("message.reaction", channelReactionOf);
   const errors = {
     not_found: () => new ApiError("not_found", "Canal não encontrado."),
     invalid_target: () => new ApiError("not_found", "Publicação não encontrada neste canal."),
@@ -38,3 +41,28 @@ export const simChannels: SimAreaModule = (area) => {
     "channels.categories": () => call<Lookup[]>("channels.categories", {}),
   };
 };
+
+const str = (v: unknown) => (typeof v === "string" ? v : null);
+
+/**
+ * simnet's `message.reaction` event of a channel (docs/simnet.md "Channels": `messageId` the post as
+ * the owner sees it, `serverId`, `emoji`, `count`, `from` the channel) as a reaction message.
+ */
+export function channelReactionOf(p: Record<string, unknown>): InboundMessage | null {
+  const channelId = str(p.chatId);
+  const serverId = str(p.serverId) ?? (typeof p.serverId === "number" ? String(p.serverId) : null);
+  if (!channelId?.endsWith("@newsletter") || !serverId) return null;
+  const post = parseMessageId(str(p.messageId) ?? "");
+  const from = (p.from ?? {}) as { pushName?: unknown };
+  return channelReactionMessage({
+    channelId,
+    channelName: str(from.pushName),
+    serverId,
+    postId: post?.id ?? null,
+    postFromMe: post ? post.fromMe : null,
+    emoji: str(p.emoji) ?? "",
+    count: typeof p.count === "number" ? p.count : null,
+    timestamp: typeof p.timestamp === "number" ? p.timestamp : Math.floor(Date.now() / 1000),
+    raw: p,
+  });
+}

@@ -1,4 +1,4 @@
-import type { AccountInfo, EventKind } from "@gw/contracts";
+import type { AccountInfo, EventKind, InboundMessage } from "@gw/contracts";
 import { NETWORK_ACKS, type ProviderContext } from "../../contract.ts";
 import type { SimAckFrame } from "../addressing.ts";
 import type { SimArea } from "../area.ts";
@@ -16,6 +16,7 @@ import type { ServerFrame } from "./connection.ts";
 
 type FrameHandler = (frame: Record<string, unknown>) => void | Promise<void>;
 type EventTransform = (payload: Record<string, unknown>) => Promise<Record<string, unknown>>;
+type EventMessage = (payload: Record<string, unknown>) => InboundMessage | null;
 
 export interface SimFramesDeps {
   /** A one-to-one message's addressing is learnt (send.ts). */
@@ -30,6 +31,7 @@ export class SimFrames {
   /** Handlers of the feature areas' own simnet frames (providers/sim/areas/). */
   private readonly frameHandlers = new Map<string, FrameHandler>();
   private readonly eventTransforms = new Map<string, EventTransform>();
+  private readonly eventMessages = new Map<string, EventMessage>();
   private readonly openHandlers: ((me: AccountInfo) => void | Promise<void>)[] = [];
   private eventChain: Promise<void> = Promise.resolve();
   /** Acks one at a time: a retry's lookup must not let a later ack overtake. */
@@ -41,9 +43,10 @@ export class SimFrames {
   ) {}
 
   /** What the areas register (their part of {@link SimArea}). */
-  readonly hooks: Pick<SimArea, "onFrame" | "onEvent" | "onOpen"> = {
+  readonly hooks: Pick<SimArea, "onFrame" | "onEvent" | "onEventMessage" | "onOpen"> = {
     onFrame: (type, handler) => this.frameHandlers.set(type, handler),
     onEvent: (kind, transform) => this.eventTransforms.set(kind, transform),
+    onEventMessage: (kind, toMessage) => this.eventMessages.set(kind, toMessage),
     onOpen: (handler) => this.openHandlers.push(handler),
   };
 
@@ -76,10 +79,15 @@ export class SimFrames {
         const { kind, payload } = f;
         if (!kind || !payload) return;
         const transform = this.eventTransforms.get(kind);
+        const message = this.eventMessages.get(kind)?.(payload) ?? null;
         // One after the other: a reshaping that waits (a Redis lookup) must not reorder events.
         this.eventChain = this.eventChain
           .then(async () =>
-            this.ctx.emit({ type: "event", kind, payload: transform ? await transform(payload) : payload }),
+            this.ctx.emit(
+              message
+                ? { type: "message", message }
+                : { type: "event", kind, payload: transform ? await transform(payload) : payload },
+            ),
           )
           .catch((err) => this.deps.onError(err));
         return;

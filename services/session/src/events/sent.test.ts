@@ -1,0 +1,38 @@
+import type { OutboundContent } from "@gw/contracts";
+import { describe, expect, it } from "vitest";
+import { sentEvent } from "./sent.ts";
+
+// The events of what the API sent (events/sent.ts): a reaction, edit or revocation sent through
+// the API carries its `type` and its chat's fields, as the received ones do (events/inbound.ts).
+
+const CHAT = "5511988887777@c.us";
+const me = { phone: "5511911112222", pushName: "Loja", kind: "standard" as const };
+const result = { id: "3EB0SENT0001", chatId: CHAT, timestamp: 1_767_225_600 };
+const avatar = (chatId: string) => `https://gw.example/avatar/${chatId}`;
+const chat = { chatLid: "123456789@lid", chatName: "Bia" };
+
+describe("sent reactions, edits and revocations", () => {
+  it.each([
+    [{ type: "reaction", targetId: "3EB0TARGET01", emoji: "👍" }, "message.reaction", "reaction"],
+    [{ type: "edit", targetId: "3EB0TARGET01", text: "corrigido" }, "message.edited", "edit"],
+    [{ type: "revoke", targetId: "3EB0TARGET01" }, "message.revoked", "revoke"],
+  ] as const)("%o → %s with type %s", (content, kind, type) => {
+    const out = sentEvent(me, CHAT, content as OutboundContent, {}, result, avatar, chat);
+    expect(out?.kind).toBe(kind);
+    expect(out?.payload).toMatchObject({
+      type,
+      chatId: CHAT,
+      chatLid: "123456789@lid",
+      chatName: "Bia",
+      chatPicture: avatar(CHAT),
+      fromMe: true,
+      source: "api",
+      messageId: `true_${CHAT}_3EB0TARGET01`,
+    });
+  });
+
+  it("a poll vote is no event of its own", () => {
+    const vote = { type: "poll_vote", pollId: "3EB0POLL0001", votes: ["sim"] } as OutboundContent;
+    expect(sentEvent(me, CHAT, vote, {}, result, avatar, chat)).toBeNull();
+  });
+});
