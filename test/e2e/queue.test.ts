@@ -241,6 +241,12 @@ describe("delivery by the queue", () => {
     const byId = new Map(events.map((e) => [payload(e).id, payload(e)]));
     for (const it of items) {
       expect(byId.get(it.id)).toMatchObject({ id: it.id, status: "sent", messageId: it.messageId, chatId: it.chatId });
+      // Spec 6: `timestamp` in unix seconds (the moment it finished), along with the ISO fields.
+      expect(byId.get(it.id)).toMatchObject({
+        createdAt: it.createdAt,
+        finishedAt: it.finishedAt,
+        timestamp: Math.floor(Date.parse(it.finishedAt!) / 1000),
+      });
     }
     expect(await eventsOf(inst, "queue.failed")).toEqual([]);
   }, 120_000);
@@ -792,7 +798,14 @@ describe("cancel", () => {
       "queue.failed",
     );
     expect(failed).toHaveLength(1);
-    expect(payload(failed[0]!)).toMatchObject({ id: a.id, status: "cancelled", chatId: a.chatId });
+    expect(payload(failed[0]!)).toMatchObject({
+      id: a.id,
+      status: "cancelled",
+      chatId: a.chatId,
+      createdAt: cancelled.createdAt,
+      finishedAt: cancelled.finishedAt,
+      timestamp: Math.floor(Date.parse(cancelled.finishedAt!) / 1000),
+    });
 
     const again = await expectError(await inst.call(`/queue/${a.id}`, { method: "DELETE" }), 422, "validation_error");
     expect(again.error.details).toHaveProperty("queueId");
@@ -937,7 +950,14 @@ describe("disconnected number and TTL", () => {
     expect(b).toMatchObject({ status: "sent" });
     expect((await sentTo(inst, to)).map(textOf)).toEqual(["novo"]);
     const failed = await eventsOf(inst, "queue.failed");
-    expect(failed.map(payload)).toMatchObject([{ id: old.id, status: "expired" }]);
+    expect(failed.map(payload)).toMatchObject([
+      {
+        id: old.id,
+        status: "expired",
+        finishedAt: a!.finishedAt,
+        timestamp: Math.floor(Date.parse(a!.finishedAt!) / 1000),
+      },
+    ]);
     expect((await listQueue(inst, "?status=expired")).data.map((i) => i.id)).toEqual([old.id]);
   }, 60_000);
 

@@ -39,6 +39,15 @@ export const queueItemSchema = z
   .meta({ id: "QueueItem" });
 export type QueueItem = z.infer<typeof queueItemSchema>;
 
+/**
+ * The payload of `queue.sent` / `queue.failed`: the final queue item plus `timestamp`, in unix
+ * seconds, the moment it finished (spec 6: the same field every other event carries).
+ */
+export const queueEventPayloadSchema = queueItemSchema.extend({
+  timestamp: z.number().int().meta({ description: "Unix seconds: when the item finished (its `finishedAt`)" }),
+});
+export type QueueEventPayload = z.infer<typeof queueEventPayloadSchema>;
+
 export const queueSettingsSchema = z
   .object({
     mode: z.enum(["direct", "queue"]),

@@ -1,4 +1,4 @@
-import type { QueueItem, QueueStatus, SendRequest } from "@gw/contracts";
+import type { QueueEventPayload, QueueItem, QueueStatus, SendRequest } from "@gw/contracts";
 
 /**
  * A send-queue item as Redis keeps it (`q:<i>:item:<qid>`, queue-store.ts): the public item of
@@ -51,4 +51,14 @@ export function decodeItem(raw: Record<string, string>, position: number | null)
 export function publicItem(item: StoredQueueItem): QueueItem {
   const { request: _r, ownDelayMs: _d, ownTypingMs: _t, textLength: _l, plannedAt: _p, announced: _a, ...pub } = item;
   return pub;
+}
+
+/**
+ * The payload of an item's `queue.sent` / `queue.failed`: its public view plus `timestamp`, unix
+ * seconds of the moment it finished (spec 6: the field every event carries). `now` only when the
+ * item has no `finishedAt` (it always has one once final).
+ */
+export function queueEventPayload(item: StoredQueueItem, now = Date.now()): QueueEventPayload {
+  const finished = item.finishedAt ? Date.parse(item.finishedAt) : now;
+  return { ...publicItem(item), timestamp: Math.floor(finished / 1000) };
 }

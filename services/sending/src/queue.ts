@@ -11,7 +11,7 @@ import {
 import { type Platform, ReplicaCache, randomBase32, ulidTime } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { textLengthOf } from "./compose/index.ts";
-import { publicItem, type StoredQueueItem } from "./queue-item.ts";
+import { publicItem, queueEventPayload, type StoredQueueItem } from "./queue-item.ts";
 import { QueueStore } from "./queue-store.ts";
 
 /** Workflow type and signal names of workflows/src/queue.ts (the gateway does not bundle workflow code). */
@@ -163,15 +163,16 @@ export class SendQueue {
   }
 
   /**
-   * `queue.sent` (with the message id) or `queue.failed` (failed, expired, cancelled), then the
-   * item is marked announced: a step retried after a crash publishes what was not (at least once).
+   * `queue.sent` (with the message id) or `queue.failed` (failed, expired, cancelled), with the
+   * moment it finished as `timestamp` (unix seconds), then the item is marked announced: a step
+   * retried after a crash publishes what was not (at least once).
    */
   async publishFinal(instance: Source, item: StoredQueueItem): Promise<void> {
     const status = item.status as FinalQueueStatus;
     await this.platform.events.publish(
       instance,
       status === "sent" ? "queue.sent" : "queue.failed",
-      publicItem(item) as unknown as Record<string, unknown>,
+      queueEventPayload(item) as unknown as Record<string, unknown>,
     );
     await this.store.markAnnounced(instance.id, item.id);
   }

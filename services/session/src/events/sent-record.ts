@@ -20,9 +20,10 @@ export interface Sent {
 
 /**
  * What a message we sent leaves behind: the kept message (forwards, reactions and quotes find it
- * by id), its read-model document, its `message.any` (or reaction/edit/revoke) event with a signed
- * link to its media, and its `sent` ack — written together, after the answer is known. A failure
- * here is logged, not thrown: the network has the message, so the send succeeded.
+ * by id), its read-model document, its `message.any` (or reaction/edit/revoke, or a vote's
+ * `poll.vote`) event with a signed link to its media, and its `sent` ack — written together,
+ * after the answer is known. A failure here is logged, not thrown: the network has the message,
+ * so the send succeeded.
  */
 export async function recordSent(platform: Platform, log: Logger, sent: Sent): Promise<void> {
   const { instanceId, sentTo, content, options, result } = sent;
@@ -35,9 +36,15 @@ export async function recordSent(platform: Platform, log: Logger, sent: Sent): P
     : shown.endsWith("@c.us")
       ? await identity.lidOf(instanceId, shown.split("@")[0]!)
       : null;
+  // A vote names its poll as the phone's own vote does: ours or someone else's, as stored.
+  const targetFromMe =
+    content.type === "poll_vote"
+      ? ((await messages.get(instanceId, content.pollId).catch(() => null))?.fromMe ?? null)
+      : null;
   const event = sentEvent(instance, shown, content, options, result, avatarLinks(platform, instance), {
     chatLid,
     chatName: await sent.chatName(shown),
+    targetFromMe,
   });
   const media = "media" in content ? content.media : undefined;
   if (event && media && event.payload.media && media.data.length * 0.75 <= MESSAGE_MEDIA_KEEP_MAX) {

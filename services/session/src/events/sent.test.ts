@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import { sentEvent } from "./sent.ts";
 
 // The events of what the API sent (events/sent.ts): a reaction, edit or revocation sent through
-// the API carries its `type` and its chat's fields, as the received ones do (events/inbound.ts).
+// the API carries its `type` and its chat's fields, as the received ones do (events/inbound.ts);
+// a poll vote is `poll.vote`, as one from the phone.
 
 const CHAT = "5511988887777@c.us";
 const me = { phone: "5511911112222", pushName: "Loja", kind: "standard" as const };
@@ -31,8 +32,33 @@ describe("sent reactions, edits and revocations", () => {
     });
   });
 
-  it("a poll vote is no event of its own", () => {
-    const vote = { type: "poll_vote", pollId: "3EB0POLL0001", votes: ["sim"] } as OutboundContent;
-    expect(sentEvent(me, CHAT, vote, {}, result, avatar, chat)).toBeNull();
+  it("a poll vote is poll.vote, shaped as the phone's own vote (the poll named as ours or theirs)", () => {
+    const vote = { type: "poll_vote", pollId: "3EB0POLL0001", votes: ["sim", "não"] } as OutboundContent;
+    const theirs = sentEvent(me, CHAT, vote, {}, result, avatar, chat);
+    expect(theirs?.kind).toBe("poll.vote");
+    expect(theirs?.payload).toEqual({
+      id: `true_${CHAT}_3EB0SENT0001`,
+      chatId: CHAT,
+      chatLid: "123456789@lid",
+      isGroup: false,
+      chatName: "Bia",
+      chatPicture: avatar(CHAT),
+      fromMe: true,
+      from: {
+        id: "5511911112222@c.us",
+        phone: "5511911112222",
+        lid: null,
+        pushName: "Loja",
+        picture: avatar("5511911112222@c.us"),
+      },
+      timestamp: 1_767_225_600,
+      source: "api",
+      type: "poll_vote",
+      pollId: `false_${CHAT}_3EB0POLL0001`,
+      selectedOptions: ["sim", "não"],
+      raw: vote,
+    });
+    const ours = sentEvent(me, CHAT, vote, {}, result, avatar, { ...chat, targetFromMe: true });
+    expect(ours?.payload.pollId).toBe(`true_${CHAT}_3EB0POLL0001`);
   });
 });

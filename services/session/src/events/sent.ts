@@ -64,8 +64,10 @@ function rawOf(content: OutboundContent): Record<string, unknown> {
 
 /**
  * The event a message sent through the API produces (spec 6.2 `message.any` with `fromMe`,
- * `source: "api"`, `status`), or the reaction/edit/revoke event of such a send. Null for sends
- * that are no message of their own (poll votes).
+ * `source: "api"`, `status`), or the reaction/edit/revoke event of such a send. A poll vote is
+ * `poll.vote`, shaped as a vote from the phone (events/inbound.ts): `type: "poll_vote"`, the
+ * poll's id (`chat.targetFromMe`: whether the poll is ours; a network id names someone else's
+ * unless known) and `selectedOptions`.
  */
 export function sentEvent(
   instance: Me,
@@ -74,9 +76,12 @@ export function sentEvent(
   options: SendOptions,
   result: SendResult,
   avatarUrl: (chatId: string) => string | null,
-  chat: { chatLid: string | null; chatName: string | null } = { chatLid: null, chatName: null },
+  chat: { chatLid: string | null; chatName: string | null; targetFromMe?: boolean | null } = {
+    chatLid: null,
+    chatName: null,
+  },
 ): {
-  kind: "message.any" | "message.reaction" | "message.edited" | "message.revoked";
+  kind: "message.any" | "message.reaction" | "message.edited" | "message.revoked" | "poll.vote";
   payload: Record<string, unknown>;
 } | null {
   // Built field by field (no spread of a common base): on Node 20's V8 every property added to an
@@ -104,7 +109,6 @@ export function sentEvent(
     timestamp: result.timestamp,
     source: "api",
   };
-  if (content.type === "poll_vote") return null;
   payload.chatLid = chat.chatLid;
   payload.chatName = chat.chatName;
   payload.chatPicture = avatarUrl(shownChat);
@@ -124,6 +128,14 @@ export function sentEvent(
       payload.type = "revoke";
       payload.messageId = target(content.targetId);
       return { kind: "message.revoked", payload };
+    case "poll_vote":
+      payload.type = "poll_vote";
+      payload.pollId = content.pollId.includes("_")
+        ? content.pollId
+        : formatMessageId({ fromMe: chat.targetFromMe ?? false, chatId: shownChat, id: content.pollId });
+      payload.selectedOptions = content.votes;
+      payload.raw = rawOf(content);
+      return { kind: "poll.vote", payload };
   }
   const media = "media" in content ? content.media : undefined;
   payload.type = payloadType(content);
