@@ -1,26 +1,17 @@
 // The read model's messages on a real Redis Stack: what the session manager records comes back
 // through the reads, with acks, edits, revocations, media, quotes and the order within a second.
-import { testEnv } from "@gw/test/gateway";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../infra/config.ts";
-import { createPlatform, type Platform } from "../platform.ts";
-import { CHAT, inbound, instance, LID, q } from "../testing/read-model.ts";
-import { ACK, parseAck, type ReadModel, sortKeyOf } from "./index.ts";
+import { describe, expect, it } from "vitest";
+import { CHAT, inbound, instance, LID, q, useReadModel } from "../testing/read-model.ts";
+import { ACK, parseAck, sortKeyOf } from "./index.ts";
 
-let platform: Platform;
-let rm: ReadModel;
-beforeAll(async () => {
-  platform = await createPlatform(loadConfig(testEnv({ MESSAGE_RETENTION_DAYS: "30" })));
-  rm = platform.readModel;
-});
-afterAll(() => platform?.close());
+const world = useReadModel();
 
 describe("messages", () => {
   it("a received message reads back in the spec 2.8 shape, with its id, chat lid and raw data", async () => {
     const inst = instance();
     const m = inbound({ text: "oi", timestamp: 1_767_225_600 });
-    await rm.record(inst, "message", m.payload, { networkId: m.networkId });
-    const [v] = await rm.listMessages(inst, CHAT, q());
+    await world.rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    const [v] = await world.rm.listMessages(inst, CHAT, q());
     expect(v).toMatchObject({
       id: m.payload.id,
       chatId: CHAT,
@@ -46,11 +37,11 @@ describe("messages", () => {
     });
     // Media bytes inside the raw event are not kept.
     expect(v!._data).toEqual({ hello: "world", message: { media: {} } });
-    expect(await rm.getMessage(inst, CHAT, m.payload.id, { merge: true, downloadMedia: false })).toEqual(v);
-    expect(await rm.getMessage(inst, "5511000000000@c.us", m.payload.id, { merge: true, downloadMedia: false })).toBe(
-      null,
-    );
-    const ttl = await platform.redis.pttl(rm.messageKey(inst.id, m.networkId));
+    expect(await world.rm.getMessage(inst, CHAT, m.payload.id, { merge: true, downloadMedia: false })).toEqual(v);
+    expect(
+      await world.rm.getMessage(inst, "5511000000000@c.us", m.payload.id, { merge: true, downloadMedia: false }),
+    ).toBe(null);
+    const ttl = await world.platform.redis.pttl(world.rm.messageKey(inst.id, m.networkId));
     expect(ttl).toBeGreaterThan(29 * 86_400_000);
     expect(ttl).toBeLessThanOrEqual(30 * 86_400_000);
   });
@@ -62,18 +53,22 @@ describe("messages", () => {
     for (let i = 0; i < 6; i++) {
       const m = inbound({ text: `m${i}`, timestamp: base + i * 10, fromMe: i % 2 === 1 });
       sent.push(m.payload.id);
-      await rm.record(inst, i % 2 ? "message.any" : "message", m.payload, { networkId: m.networkId });
+      await world.rm.record(inst, i % 2 ? "message.any" : "message", m.payload, { networkId: m.networkId });
     }
-    const all = await rm.listMessages(inst, CHAT, q());
+    const all = await world.rm.listMessages(inst, CHAT, q());
     expect(all.map((m) => m.body)).toEqual(["m5", "m4", "m3", "m2", "m1", "m0"]);
     expect(
-      (await rm.listMessages(inst, CHAT, q({ sortOrder: "asc", limit: 2, offset: 1 }))).map((m) => m.body),
+      (await world.rm.listMessages(inst, CHAT, q({ sortOrder: "asc", limit: 2, offset: 1 }))).map((m) => m.body),
     ).toEqual(["m1", "m2"]);
-    const window = await rm.listMessages(inst, CHAT, q({ timestampGte: base + 10, timestampLte: base + 30 }));
+    const window = await world.rm.listMessages(inst, CHAT, q({ timestampGte: base + 10, timestampLte: base + 30 }));
     expect(window.map((m) => m.body)).toEqual(["m3", "m2", "m1"]);
-    expect((await rm.listMessages(inst, CHAT, q({ fromMe: true }))).map((m) => m.body)).toEqual(["m5", "m3", "m1"]);
-    expect((await rm.listMessages(inst, CHAT, q({ fromMe: false, ack: ACK.DEVICE }))).length).toBe(3);
-    expect((await rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).length).toBe(0);
+    expect((await world.rm.listMessages(inst, CHAT, q({ fromMe: true }))).map((m) => m.body)).toEqual([
+      "m5",
+      "m3",
+      "m1",
+    ]);
+    expect((await world.rm.listMessages(inst, CHAT, q({ fromMe: false, ack: ACK.DEVICE }))).length).toBe(3);
+    expect((await world.rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).length).toBe(0);
     const mine = all.find((m) => m.body === "m5")!;
     expect(mine).toMatchObject({ fromMe: true, from: "5511900000000@c.us", to: CHAT, source: "api", ack: 1 });
     expect(mine.id).toBe(sent[5]);
@@ -82,21 +77,21 @@ describe("messages", () => {
   it("acks move forward only, also when they come before the message is stored", async () => {
     const inst = instance();
     const early = inbound({ text: "rápida", timestamp: 1_767_225_600, fromMe: true, chatLid: null });
-    await rm.ack(inst, early.networkId, "delivered"); // the network was faster than our store
-    await rm.record(inst, "message.any", early.payload, { networkId: early.networkId });
-    let [v] = await rm.listMessages(inst, CHAT, q());
+    await world.rm.ack(inst, early.networkId, "delivered"); // the network was faster than our store
+    await world.rm.record(inst, "message.any", early.payload, { networkId: early.networkId });
+    let [v] = await world.rm.listMessages(inst, CHAT, q());
     expect(v).toMatchObject({ ack: ACK.DEVICE, ackName: "DEVICE" });
-    await rm.ack(inst, early.networkId, "read");
-    await rm.ack(inst, early.networkId, "delivered"); // late and out of order
-    await rm.ack(inst, early.networkId, "failed"); // too late to fail
-    [v] = await rm.listMessages(inst, CHAT, q());
+    await world.rm.ack(inst, early.networkId, "read");
+    await world.rm.ack(inst, early.networkId, "delivered"); // late and out of order
+    await world.rm.ack(inst, early.networkId, "failed"); // too late to fail
+    [v] = await world.rm.listMessages(inst, CHAT, q());
     expect(v).toMatchObject({ ack: ACK.READ, ackName: "READ" });
-    expect((await rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).map((m) => m.id)).toEqual([v!.id]);
+    expect((await world.rm.listMessages(inst, CHAT, q({ ack: ACK.READ }))).map((m) => m.id)).toEqual([v!.id]);
 
     const failing = inbound({ text: "falha", timestamp: 1_767_225_700, fromMe: true, chatLid: null });
-    await rm.record(inst, "message.any", failing.payload, { networkId: failing.networkId });
-    await rm.ack(inst, failing.networkId, "failed");
-    const [f] = await rm.listMessages(inst, CHAT, q({ ack: ACK.ERROR }));
+    await world.rm.record(inst, "message.any", failing.payload, { networkId: failing.networkId });
+    await world.rm.ack(inst, failing.networkId, "failed");
+    const [f] = await world.rm.listMessages(inst, CHAT, q({ ack: ACK.ERROR }));
     expect(f).toMatchObject({ body: "falha", ack: -1, ackName: "ERROR" });
     expect(parseAck("read")).toBe(3);
     expect(parseAck("PLAYED")).toBe(4);
@@ -113,21 +108,26 @@ describe("messages", () => {
       type: "image",
     });
     const b = inbound({ text: "segunda", timestamp: 1_767_225_610 });
-    for (const m of [a, b]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
-    await rm.record(inst, "message.edited", { ...b.payload, messageId: b.payload.id, text: "editada" });
-    await rm.record(inst, "message.revoked", { ...a.payload, messageId: a.payload.id }, { targetId: a.networkId });
-    const [vb, va] = await rm.listMessages(inst, CHAT, q());
+    for (const m of [a, b]) await world.rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    await world.rm.record(inst, "message.edited", { ...b.payload, messageId: b.payload.id, text: "editada" });
+    await world.rm.record(
+      inst,
+      "message.revoked",
+      { ...a.payload, messageId: a.payload.id },
+      { targetId: a.networkId },
+    );
+    const [vb, va] = await world.rm.listMessages(inst, CHAT, q());
     expect(vb).toMatchObject({ body: "editada", edited: true, revoked: false });
     expect(va).toMatchObject({ body: "", type: "revoked", revoked: true, hasMedia: false, media: null, _data: null });
     // The same message recorded again (a repeated event) neither resurrects it nor loses its state.
-    await rm.record(inst, "message", a.payload, { networkId: a.networkId });
-    await rm.record(inst, "message", b.payload, { networkId: b.networkId });
-    const [vb2, va2] = await rm.listMessages(inst, CHAT, q());
+    await world.rm.record(inst, "message", a.payload, { networkId: a.networkId });
+    await world.rm.record(inst, "message", b.payload, { networkId: b.networkId });
+    const [vb2, va2] = await world.rm.listMessages(inst, CHAT, q());
     expect(va2).toMatchObject({ revoked: true, body: "" });
     expect(vb2).toMatchObject({ body: "editada", edited: true });
     // A revocation of something never stored changes nothing (and stores nothing).
-    await rm.record(inst, "message.revoked", { ...a.payload, messageId: "false_x@c.us_NOPE1234" });
-    expect(await platform.redis.exists(rm.messageKey(inst.id, "NOPE1234"))).toBe(0);
+    await world.rm.record(inst, "message.revoked", { ...a.payload, messageId: "false_x@c.us_NOPE1234" });
+    expect(await world.platform.redis.exists(world.rm.messageKey(inst.id, "NOPE1234"))).toBe(0);
   });
 
   it("media: signed links with downloadMedia; an error when the bytes were not kept", async () => {
@@ -142,8 +142,8 @@ describe("messages", () => {
       type: "image",
       media: { url: null, mimetype: "image/png" },
     });
-    for (const m of [kept, lost]) await rm.record(inst, "message", m.payload, { networkId: m.networkId });
-    const [k, l] = await rm.listMessages(inst, CHAT, q({ downloadMedia: true }));
+    for (const m of [kept, lost]) await world.rm.record(inst, "message", m.payload, { networkId: m.networkId });
+    const [k, l] = await world.rm.listMessages(inst, CHAT, q({ downloadMedia: true }));
     expect(k!.mediaUrl).toMatch(
       new RegExp(`/v1/files/${inst.id}/${k!.id.replace(/[.]/g, "\\.")}\\.pdf\\?exp=\\d+&sig=`),
     );
@@ -151,7 +151,7 @@ describe("messages", () => {
     expect(k!.media!.url).toBe(k!.mediaUrl);
     expect(l).toMatchObject({ mediaUrl: null, media: { url: null, mimetype: "image/png" } });
     expect(l!.media!.error).toMatch(/indisponível/);
-    const [plain] = await rm.listMessages(inst, CHAT, q());
+    const [plain] = await world.rm.listMessages(inst, CHAT, q());
     expect(plain).not.toHaveProperty("mediaUrl");
     expect(plain!.media).toMatchObject({ url: null, mimetype: "application/pdf" });
   });
@@ -159,20 +159,20 @@ describe("messages", () => {
   it("quotes carry replyTo with the quoted message; contacts and locations keep their content", async () => {
     const inst = instance();
     const first = inbound({ text: "pergunta", timestamp: 1_767_225_600 });
-    await rm.record(inst, "message", first.payload, { networkId: first.networkId });
+    await world.rm.record(inst, "message", first.payload, { networkId: first.networkId });
     const reply = inbound({ text: "resposta", timestamp: 1_767_225_601, fromMe: true, quotedId: first.payload.id });
-    await rm.record(inst, "message.any", reply.payload, { networkId: reply.networkId });
+    await world.rm.record(inst, "message.any", reply.payload, { networkId: reply.networkId });
     const card = inbound({ timestamp: 1_767_225_602, type: "contact", fromMe: true });
-    await rm.record(inst, "message.any", card.payload, {
+    await world.rm.record(inst, "message.any", card.payload, {
       networkId: card.networkId,
       content: { type: "contacts", contacts: [{ fullName: "Bia", phoneNumber: "5511933334444" }] },
     });
     const place = inbound({ timestamp: 1_767_225_603, type: "location", fromMe: true, text: "Casa" });
-    await rm.record(inst, "message.any", place.payload, {
+    await world.rm.record(inst, "message.any", place.payload, {
       networkId: place.networkId,
       content: { type: "location", latitude: -23.5, longitude: -46.6, name: "Casa", address: "Rua A" },
     });
-    const [p, c, r] = await rm.listMessages(inst, CHAT, q());
+    const [p, c, r] = await world.rm.listMessages(inst, CHAT, q());
     expect(r!.replyTo).toMatchObject({ id: first.payload.id, body: "pergunta", hasMedia: false });
     expect(r!.quotedId).toBe(first.payload.id);
     expect(c!.vCards).toEqual([expect.stringContaining("FN:Bia")]);
@@ -191,5 +191,5 @@ it("messages of one second keep their arrival order, also when one arrives after
   expect(sortKeyOf(t, t * 1000 - 30)).toBe(t * 1000);
   // Through docOf: the same key.
   const m = inbound({ timestamp: t });
-  expect(rm.docOf(m.payload, { networkId: m.networkId }, (t + 1) * 1000 + 2)!.sortKey).toBe(t * 1000 + 999);
+  expect(world.rm.docOf(m.payload, { networkId: m.networkId }, (t + 1) * 1000 + 2)!.sortKey).toBe(t * 1000 + 999);
 });

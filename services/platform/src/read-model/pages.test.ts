@@ -1,26 +1,17 @@
 // The read model's message pages on a real Redis Stack: the message sets answer like a reference
 // computed over the stored documents (order, ties, offsets, filters, merges, retention).
-import { testEnv } from "@gw/test/gateway";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadConfig } from "../infra/config.ts";
-import { createPlatform, type Platform } from "../platform.ts";
-import { CHAT, CONTACT, inbound, instance, LID, q } from "../testing/read-model.ts";
-import { ACK, type MessageDoc, type MessageQuery, type ReadModel } from "./index.ts";
+import { describe, expect, it } from "vitest";
+import { CHAT, CONTACT, inbound, instance, LID, q, useReadModel } from "../testing/read-model.ts";
+import { ACK, type MessageDoc, type MessageQuery } from "./index.ts";
 
-let platform: Platform;
-let rm: ReadModel;
-beforeAll(async () => {
-  platform = await createPlatform(loadConfig(testEnv({ MESSAGE_RETENTION_DAYS: "30" })));
-  rm = platform.readModel;
-});
-afterAll(() => platform?.close());
+const world = useReadModel();
 
 describe("message pages: the message sets answer like a reference over the stored documents", () => {
   it("same order, ties, offsets, bounds, filters and merges; acks move messages between filter sets; expired documents skipped", async () => {
     const inst = instance();
     const base = 1_767_225_600;
     // Lid era, then number era carrying the lid, then ours without it; many ties on one sortKey.
-    await platform.identity.learn(inst.id, LID, CONTACT);
+    await world.platform.identity.learn(inst.id, LID, CONTACT);
     const docs: MessageDoc[] = [];
     for (let i = 0; i < 24; i++) {
       const chatId = i < 8 ? LID : CHAT;
@@ -33,27 +24,27 @@ describe("message pages: the message sets answer like a reference over the store
         id: `3EB0TIE${String((i * 7) % 24).padStart(2, "0")}${i}`,
       });
       // Four messages share each second and, through a fixed clock, each sortKey.
-      docs.push(rm.docOf(m.payload, { networkId: m.networkId }, (base + Math.floor(i / 4)) * 1000 + 500)!);
+      docs.push(world.rm.docOf(m.payload, { networkId: m.networkId }, (base + Math.floor(i / 4)) * 1000 + 500)!);
     }
-    await rm.saveMany(inst.id, docs);
+    await world.rm.saveMany(inst.id, docs);
     // Through the session manager's path too (its own arrival milliseconds).
     const recorded: string[] = [];
     for (let i = 0; i < 4; i++) {
       const m = inbound({ text: `r${i}`, timestamp: base + 2, fromMe: i === 1 });
       recorded.push(m.networkId);
-      await rm.record(inst, i === 1 ? "message.any" : "message", m.payload, { networkId: m.networkId });
+      await world.rm.record(inst, i === 1 ? "message.any" : "message", m.payload, { networkId: m.networkId });
     }
     // Acks move: ours delivered and read, some received read; an ack never goes back.
     const ours = docs.filter((d) => d.fromMe).map((d) => d.networkId);
-    await rm.ack(inst, ours[0]!, "delivered");
-    await rm.ack(inst, ours[1]!, "read");
-    await rm.ack(inst, ours[1]!, "delivered");
-    await rm.ack(inst, recorded[1]!, "read");
-    await rm.markRead(inst, [docs[2]!.networkId, docs[9]!.networkId, recorded[0]!], CHAT);
+    await world.rm.ack(inst, ours[0]!, "delivered");
+    await world.rm.ack(inst, ours[1]!, "read");
+    await world.rm.ack(inst, ours[1]!, "delivered");
+    await world.rm.ack(inst, recorded[1]!, "read");
+    await world.rm.markRead(inst, [docs[2]!.networkId, docs[9]!.networkId, recorded[0]!], CHAT);
 
     /** Every stored document of the instance, as Redis has it now. */
     const stored = async () => {
-      const got = await rm.storedDocs(inst.id, [...docs.map((d) => d.networkId), ...recorded]);
+      const got = await world.rm.storedDocs(inst.id, [...docs.map((d) => d.networkId), ...recorded]);
       return got.filter((d): d is MessageDoc => d !== null);
     };
     const family = [CHAT, LID];
@@ -104,19 +95,19 @@ describe("message pages: the message sets answer like a reference over the store
       const all = await stored();
       for (const chat of [CHAT, LID])
         for (const over of queries) {
-          const page = (await rm.listMessages(inst, chat, q(over))).map((m) => m.body);
+          const page = (await world.rm.listMessages(inst, chat, q(over))).map((m) => m.body);
           expect(page, `${chat} ${JSON.stringify(over)}`).toEqual(reference(all, chat, over));
         }
     };
     await compare();
-    const all = await rm.listMessages(inst, CHAT, q());
+    const all = await world.rm.listMessages(inst, CHAT, q());
     expect(all).toHaveLength(28);
     expect(all.find((m) => m.id.endsWith(ours[1]!))).toMatchObject({ ack: ACK.READ });
     // Ties: by network id, reversed for newest first.
     const same = all.filter((m) => m.timestamp === base + 5).map((m) => m.id.split("_")[2]!);
     expect(same).toEqual([...same].sort().reverse());
     // The unread list: received, not read yet, newest first, from any id of the person.
-    const unread = await rm.unreadMessages(inst, LID, { limit: 100 });
+    const unread = await world.rm.unreadMessages(inst, LID, { limit: 100 });
     expect(unread.map((u) => u.networkId)).toEqual(
       (await stored())
         .filter((d) => !d.fromMe && d.ack <= ACK.DEVICE)
@@ -124,24 +115,24 @@ describe("message pages: the message sets answer like a reference over the store
         .map((d) => d.networkId),
     );
     // The sets live as long as their newest message.
-    const redis = platform.redis;
-    expect(await redis.pttl(platform.keys.readChatIndex(inst.id, CHAT))).toBeGreaterThan(0);
-    expect(await redis.pttl(platform.keys.readLidIndex(inst.id, LID))).toBeGreaterThan(0);
-    expect(await redis.pttl(`${platform.keys.readAckPrefix(inst.id)}${CHAT}:1`)).toBeGreaterThan(0);
-    expect(await redis.pttl(`${platform.keys.readLidAckPrefix(inst.id)}${LID}:0`)).toBeGreaterThan(0);
+    const redis = world.platform.redis;
+    expect(await redis.pttl(world.platform.keys.readChatIndex(inst.id, CHAT))).toBeGreaterThan(0);
+    expect(await redis.pttl(world.platform.keys.readLidIndex(inst.id, LID))).toBeGreaterThan(0);
+    expect(await redis.pttl(`${world.platform.keys.readAckPrefix(inst.id)}${CHAT}:1`)).toBeGreaterThan(0);
+    expect(await redis.pttl(`${world.platform.keys.readLidAckPrefix(inst.id)}${LID}:0`)).toBeGreaterThan(0);
     // Documents gone (retention): skipped, the page filled from further on, and out of the sets.
     const gone = [all[1]!, all[5]!, all[20]!].map((m) => m.id.split("_")[2]!);
-    await redis.del(...gone.map((id) => rm.messageKey(inst.id, id)));
+    await redis.del(...gone.map((id) => world.rm.messageKey(inst.id, id)));
     await compare();
-    expect((await rm.listMessages(inst, CHAT, q({ limit: 5 }))).map((m) => m.id)).toEqual(
+    expect((await world.rm.listMessages(inst, CHAT, q({ limit: 5 }))).map((m) => m.id)).toEqual(
       all
         .filter((m) => !gone.includes(m.id.split("_")[2]!))
         .slice(0, 5)
         .map((m) => m.id),
     );
-    expect(await redis.zscore(platform.keys.readChatIndex(inst.id, CHAT), gone[0]!)).toBe(null);
+    expect(await redis.zscore(world.platform.keys.readChatIndex(inst.id, CHAT), gone[0]!)).toBe(null);
     // Storage switched off: empty.
     const off = { ...inst, settings: { ...inst.settings, storage: { ...inst.settings.storage, messages: false } } };
-    expect(await rm.listMessages(off, CHAT, q())).toEqual([]);
+    expect(await world.rm.listMessages(off, CHAT, q())).toEqual([]);
   });
 });

@@ -2,8 +2,12 @@
 // an instance, a contact known by number and by lid, and message payloads as the session manager
 // publishes them.
 import type { Instance } from "@gw/contracts";
+import { testEnv } from "@gw/test/gateway";
 import { workingInstance } from "@gw/test/instance";
-import type { MessageQuery } from "../read-model/index.ts";
+import { afterAll, beforeAll } from "vitest";
+import { loadConfig } from "../infra/config.ts";
+import { createPlatform, type Platform } from "../platform.ts";
+import type { MessageQuery, ReadModel } from "../read-model/index.ts";
 
 export const instance = (storage: Partial<Instance["settings"]["storage"]> = {}): Instance =>
   workingInstance("irm", {}, storage);
@@ -60,3 +64,14 @@ export const q = (over: Partial<MessageQuery> = {}): MessageQuery => ({
   downloadMedia: false,
   ...over,
 });
+
+/** A platform on the test Redis Stack (30 days of retention) for the file's tests, and its read model. */
+export function useReadModel(): { platform: Platform; rm: ReadModel } {
+  const world = {} as { platform: Platform; rm: ReadModel };
+  beforeAll(async () => {
+    world.platform = await createPlatform(loadConfig(testEnv({ MESSAGE_RETENTION_DAYS: "30" })));
+    world.rm = world.platform.readModel;
+  });
+  afterAll(() => world.platform?.close());
+  return world;
+}

@@ -1,25 +1,13 @@
 // simnet's ack clock: sent → delivered → read (→ played for voice), one step per ackDelayMs as the
 // recipients' receipts move; reading on the phone, by autoRead and by the read op.
 import { describe, expect, it, vi } from "vitest";
-import type { MessageContent } from "../index.ts";
-import { type SimClient, useSimnet } from "./testing.ts";
+import { acks, type SendResult, sleep, text, useSimnet } from "./testing.ts";
 
 const STEP = 25; // ack clock in these tests
 
 const A = "5511977770001";
 const B = "5511977770002";
 const C = "5511977770003";
-
-const text = (t: string): MessageContent => ({ type: "text", text: t });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type SendResult = { id: string; timestamp: number; chatId: string };
-
-/** The statuses of the next `n` acks of message `id`. */
-async function acks(client: SimClient, id: string, n: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await client.next("ack", (f) => f.id === id)).status);
-  return out;
-}
 
 const net = useSimnet({ qrIntervalMs: 10_000, ackDelayMs: STEP });
 const { pair } = net;

@@ -2,12 +2,10 @@
 // reactions, edits, polls, events) checked against what the network stored.
 import { describe, expect, it } from "vitest";
 import type { MessageContent } from "../index.ts";
-import { useSimnet } from "./testing.ts";
+import { type SendResult, useSimnet } from "./testing.ts";
 
 const A = "5511977770001";
 const B = "5511977770002";
-
-type SendResult = { id: string; timestamp: number; chatId: string };
 
 const net = useSimnet({ qrIntervalMs: 10_000, ackDelayMs: 25 });
 const { pair } = net;

@@ -1,8 +1,7 @@
 // simnet's group messages: the fan-out to a group's participants, outsiders refused, announce mode
 // (only admins send), and a group's metadata as its participants and the control API see it.
 import { describe, expect, it } from "vitest";
-import type { MessageContent } from "../index.ts";
-import { type SimClient, useSimnet } from "./testing.ts";
+import { acks, type SendResult, sleep, text, useSimnet } from "./testing.ts";
 
 const STEP = 25; // ack clock in these tests
 
@@ -10,17 +9,6 @@ const A = "5511977770001";
 const B = "5511977770002";
 const C = "5511977770003";
 const D = "5511977770004";
-
-const text = (t: string): MessageContent => ({ type: "text", text: t });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type SendResult = { id: string; timestamp: number; chatId: string };
-
-/** The statuses of the next `n` acks of message `id`. */
-async function acks(client: SimClient, id: string, n: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await client.next("ack", (f) => f.id === id)).status);
-  return out;
-}
 
 const net = useSimnet({ qrIntervalMs: 10_000, ackDelayMs: STEP });
 const { pair } = net;

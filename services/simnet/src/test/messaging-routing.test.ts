@@ -2,25 +2,13 @@
 // devices, offline devices' queues, repeated ids), contacts (virtual phones) writing to an
 // instance, privacy ids (LIDs) and numbers (the Brazilian ninth digit).
 import { describe, expect, it } from "vitest";
-import type { MessageContent } from "../index.ts";
-import { type SimClient, useSimnet } from "./testing.ts";
+import { acks, type SendResult, sleep, text, useSimnet } from "./testing.ts";
 
 const STEP = 25; // ack clock in these tests
 
 const A = "5511977770001";
 const B = "5511977770002";
 const C = "5511977770003";
-
-const text = (t: string): MessageContent => ({ type: "text", text: t });
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-type SendResult = { id: string; timestamp: number; chatId: string };
-
-/** The statuses of the next `n` acks of message `id`. */
-async function acks(client: SimClient, id: string, n: number): Promise<string[]> {
-  const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await client.next("ack", (f) => f.id === id)).status);
-  return out;
-}
 
 const net = useSimnet({ qrIntervalMs: 10_000, ackDelayMs: STEP });
 const { connect, pair } = net;

@@ -2,7 +2,7 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import WebSocket from "ws";
 import type { SimnetOptions } from "../config.ts";
-import { createSimnet, type Simnet } from "../index.ts";
+import { createSimnet, type MessageContent, type Simnet } from "../index.ts";
 import { type HelloFrame, type ServerFrame, serverFrameSchema } from "../wire/protocol.ts";
 
 type FrameOf<T extends ServerFrame["type"]> = Extract<ServerFrame, { type: T }>;
@@ -239,4 +239,17 @@ export function useSimnet(options: Omit<SimnetOptions, "adminToken" | "port">) {
   });
   afterAll(() => net.sim.close());
   return net;
+}
+
+/** A text message's content. */
+export const text = (t: string): MessageContent => ({ type: "text", text: t });
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What a device's send answers. */
+export type SendResult = { id: string; timestamp: number; chatId: string };
+
+/** The statuses of the next `n` acks of message `id`. */
+export async function acks(client: SimClient, id: string, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push((await client.next("ack", (f) => f.id === id)).status);
+  return out;
 }
