@@ -9,7 +9,7 @@ import {
 } from "@trpc/server/adapters/fastify";
 import type { FastifyInstance } from "fastify";
 import { type AppRouter, appRouter } from "../routers/index.ts";
-import type { Context } from "../trpc/context.ts";
+import { type Context, requestContext } from "../trpc/context.ts";
 
 export const INTERNAL_SECRET_HEADER = "x-internal-secret";
 export const INTERNAL_SERVICE_HEADER = "x-internal-service";
@@ -36,15 +36,11 @@ export async function registerInternalTrpc(
           throw new TRPCError({ code: "UNAUTHORIZED", message: "internal secret missing or wrong" });
         }
         const service = req.headers[INTERNAL_SERVICE_HEADER];
-        return {
-          caller: { kind: "internal", service: typeof service === "string" ? service : "unknown" },
-          requestId: String(req.id),
-          log: req.log,
-          platform,
-          sessions,
-          sending,
-          http: { headers: req.headers },
-        };
+        return requestContext(
+          req,
+          { platform, sessions, sending },
+          { kind: "internal", service: typeof service === "string" ? service : "unknown" },
+        );
       },
     } satisfies FastifyTRPCPluginOptions<AppRouter>["trpcOptions"],
   });

@@ -13,7 +13,7 @@ import { IDEMPOTENCY_KEY_RE, type Sending } from "@gw/sending";
 import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
-import type { Caller, Context } from "../trpc/context.ts";
+import { type Caller, type Context, requestContext } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
 import { authenticateInstance, bearer } from "./auth.ts";
 import { registerShadowedMethods } from "./methods.ts";
@@ -95,6 +95,7 @@ export function registerRestRoutes(
   };
 
   app.decorateRequest("caller", null);
+  const services = { platform, sessions, sending };
   const procedures = restProcedures();
   for (const { path, meta, method, url, call } of procedures) {
     // Compiled once: the same middlewares, parsers and errors as tRPC's call, without its per-call spreads.
@@ -134,16 +135,7 @@ export function registerRestRoutes(
         } else {
           input = Object.assign({}, req.query as Record<string, unknown>, params);
         }
-        const caller = req.caller ?? { kind: "anonymous" };
-        const ctx: Context = {
-          caller,
-          requestId: String(req.id),
-          log: req.log,
-          platform,
-          sessions,
-          sending,
-          http: { headers: req.headers },
-        };
+        const ctx = requestContext(req, services, req.caller ?? { kind: "anonymous" });
         const output = await invoke(ctx, input);
         return reply.code(ctx.http.status ?? meta.successStatus ?? 200).send(output);
       },

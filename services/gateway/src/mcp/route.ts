@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { authenticateInstance } from "../http/auth.ts";
 import { coercedNumberFields } from "../http/query-numbers.ts";
 import { restProcedures } from "../http/rest.ts";
-import type { Context } from "../trpc/context.ts";
+import { type Context, requestContext } from "../trpc/context.ts";
 import { procedureInputSchema } from "./schemas.ts";
 import { createMcpServer, type McpTool } from "./server.ts";
 import { MCP_TOOLS } from "./tools.ts";
@@ -109,16 +109,8 @@ export function registerMcp(
         throw new ApiError("bad_request", "O corpo deve ser uma mensagem JSON-RPC em JSON (application/json).");
       }
       const caller = req.caller ?? { kind: "anonymous" };
-      const context = (): Context => ({
-        caller,
-        requestId: String(req.id),
-        log: req.log,
-        platform,
-        sessions,
-        sending,
-        // No X-Queue or Idempotency-Key from the MCP request: a send follows the instance's queue mode.
-        http: { headers: {} },
-      });
+      // No X-Queue or Idempotency-Key from the MCP request: a send follows the instance's queue mode.
+      const context = (): Context => requestContext(req, { platform, sessions, sending }, caller, {});
       const server = createMcpServer(offered.get(req) ?? [], context, instanceId);
       const transport = new WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: undefined,
