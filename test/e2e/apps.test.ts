@@ -15,7 +15,7 @@ const AR = "5491123456789"; // Argentina: 54 9 + area 11 + number
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
   c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
 
-type App = { id: string; app: string; config: Record<string, unknown>; enabled: boolean };
+type App = { id: string; app: string; config: Record<string, unknown>; enabled: boolean; webhookUrl?: string };
 const createApp = async (body: Record<string, unknown>) =>
   expectJson<App>(await api("/apps", { method: "POST", json: body }), 201);
 
@@ -48,19 +48,27 @@ describe("app records", () => {
     expect(mcp.id).toMatch(/^app_[0-9a-z]+$/);
     const desk = await createApp({
       app: "helpdesk",
-      config: { url: "https://desk.example.com/hook", inboxId: "7" },
+      config: { url: "https://desk.example.com/", accountId: 3, inboxId: "7", token: "secret-token" },
       enabled: false,
     });
-    expect(desk).toMatchObject({ enabled: false, config: { url: "https://desk.example.com/hook", inboxId: "7" } });
+    // Ids as numbers, defaults filled, the token never shown; the hook URL carries the app's own secret.
+    expect(desk).toMatchObject({
+      enabled: false,
+      config: { url: "https://desk.example.com/", accountId: 3, inboxId: 7, signAgentName: true, ignoreChats: [] },
+    });
+    expect(JSON.stringify(desk)).not.toContain("secret-token");
+    expect(desk.webhookUrl).toMatch(/^http:\/\/[^/]+\/v1\/helpdesk\/hooks\/[0-9a-z]{32}$/);
     expect((await expectJson<App[]>(await api("/apps"))).map((x) => x.id)).toEqual([mcp.id, desk.id]);
     expect(await expectJson(await api(`/apps/${desk.id}`))).toEqual(expect.objectContaining({ id: desk.id }));
     const changed = await expectJson<App>(
       await api(`/apps/${desk.id}`, {
         method: "PATCH",
-        json: { enabled: true, config: { url: "https://d.example.com" } },
+        json: { enabled: true, config: { url: "https://d.example.com", accountId: 3, inboxId: 8 } },
       }),
     );
-    expect(changed).toMatchObject({ enabled: true, config: { url: "https://d.example.com" } });
+    // A config without a token keeps the one kept; the hook URL stays the same.
+    expect(changed).toMatchObject({ enabled: true, config: { url: "https://d.example.com", inboxId: 8 } });
+    expect(changed.webhookUrl).toBe(desk.webhookUrl);
     expect(await expectJson(await api(`/apps/${mcp.id}`, { method: "DELETE" }))).toEqual({ success: true });
     await expectError(await api(`/apps/${mcp.id}`), 404, "not_found");
     await expectError(await api(`/apps/${mcp.id}`, { method: "PATCH", json: { enabled: false } }), 404, "not_found");

@@ -13,3 +13,5 @@ export interface RetryResult {
 export interface WebhookActivities {
   retryDelivery(input: RetryInput): Promise<RetryResult>;
 }
+
+export type { HelpdeskActivities, HelpdeskRelayInput } from "./helpdesk-activities.ts";

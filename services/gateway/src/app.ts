@@ -8,6 +8,7 @@ import { registerDocs } from "./http/docs.ts";
 import { registerErrorHandling, sendError } from "./http/errors.ts";
 import { registerSignedFiles } from "./http/files.ts";
 import { registerHealth, temporalProbe } from "./http/health.ts";
+import { registerHelpdeskHook } from "./http/helpdesk-hook.ts";
 import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
 import { registerOfficialWebhook } from "./http/official-webhook.ts";
@@ -90,6 +91,7 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   registerMcp(pub, platform, config, sessions, sending);
   registerSignedFiles(pub, platform, sessions);
   registerOfficialWebhook(pub, platform, config, metrics.officialChanges);
+  registerHelpdeskHook(pub, platform, config, temporalClient.get);
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);

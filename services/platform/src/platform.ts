@@ -1,4 +1,5 @@
 import { createHmac } from "node:crypto";
+import { HELPDESK_EVENT_KINDS } from "@gw/contracts";
 import { RequestAuthorizer } from "./auth/authorizer.ts";
 import { MediaLinks } from "./auth/media-links.ts";
 import { Sealer } from "./auth/sealed.ts";
@@ -37,7 +38,18 @@ export async function createPlatform(config: Config) {
   await subscriber.subscribe(k.invalidations);
   const om = await createOmClient(config.REDIS_URL);
   const repos = createRepositories(om, k);
-  const webhooks = new WebhookStore(redis, om, k, new Sealer(config.WEBHOOK_SECRET_KEY), invalidations);
+  // Webhook secrets and a help desk's token and hook secret: sealed with the same key.
+  const secrets = new Sealer(config.WEBHOOK_SECRET_KEY);
+  const webhooks = new WebhookStore(redis, om, k, secrets, invalidations);
+  const apps = new AppStore(
+    redis,
+    k,
+    invalidations,
+    config.INSTANCE_CACHE_MS,
+    secrets,
+    config.PUBLIC_BASE_URL,
+    config.WEBHOOK_ALLOW_PRIVATE,
+  );
   await ensureIndexes(redis, [...Object.values(repos), webhooks.repo], k);
 
   const accounts = new AccountStore(redis, repos, k);
@@ -65,11 +77,16 @@ export async function createPlatform(config: Config) {
   });
 
   const leases = new Leases(redis, k, config.LEASE_TTL_MS);
-  const subscriptions = new WebhookSubscriptions(
-    (instanceId) => webhooks.subscribedKinds(instanceId),
-    config.INSTANCE_CACHE_MS,
-  );
+  // The dispatcher's input carries what webhooks subscribe to, and what a help desk relays.
+  const subscriptions = new WebhookSubscriptions(async (instanceId) => {
+    const [lists, helpdesk] = await Promise.all([
+      webhooks.subscribedKinds(instanceId),
+      apps.enabled(instanceId, "helpdesk"),
+    ]);
+    return helpdesk ? [...lists, [...HELPDESK_EVENT_KINDS]] : lists;
+  }, config.INSTANCE_CACHE_MS);
   invalidations.on("webhooks", (instanceId) => subscriptions.forget(instanceId));
+  invalidations.on("apps", (instanceId) => subscriptions.forget(instanceId));
   // The small writes of a turn (events, kept messages, the read model) leave in one script call.
   const batch = new ScriptBatch(redis);
   const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
@@ -116,7 +133,7 @@ export async function createPlatform(config: Config) {
     cloudInbox: new CloudInbox(redis, k, config.EVENT_SHARDS),
     groups: new GroupStore(redis, k),
     presence: new PresenceStore(redis, k),
-    apps: new AppStore(redis, k, invalidations, config.INSTANCE_CACHE_MS),
+    apps,
     converted: new ConvertedMediaStore(redis, k),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";

@@ -9,6 +9,7 @@ import { TrialLimiter } from "./trial.ts";
 
 export * from "./chat-resolution.ts";
 export * from "./compose/index.ts";
+export * from "./helpdesk-signal.ts";
 export * from "./idempotency.ts";
 export * from "./media/index.ts";
 export * from "./queue.ts";

@@ -8,6 +8,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from "@temporalio/wo
 import { createActivities } from "./activities.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { startWorkerHealth } from "./health.ts";
+import { createHelpdeskActivities } from "./helpdesk/activities.ts";
+import { HelpdeskIntake } from "./helpdesk/intake.ts";
 import { createWorkerMetrics } from "./metrics.ts";
 import { Notifier } from "./notifier.ts";
 import { OfficialInbound } from "./official-inbound.ts";
@@ -69,6 +71,13 @@ export async function startWorkerRole(
     activities: {
       ...createActivities({ platform, notifier, log, metrics }),
       ...createQueueActivities({ platform, sending, sessions, log: log.child({ role: "queue" }) }),
+      ...createHelpdeskActivities({
+        platform,
+        sessions,
+        send: sending.service,
+        log: log.child({ role: "helpdesk" }),
+        latency: metrics.helpdeskLatency,
+      }),
     },
   });
   const running = worker.run();
@@ -99,6 +108,12 @@ export async function startWorkerRole(
     metrics.officialInbound,
   );
   await officialInbound.start();
+  const helpdesk = new HelpdeskIntake(platform, client, log.child({ role: "helpdesk-intake" }), {
+    consumer: `${hostname()}-${process.pid}`,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+    claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
+  });
+  await helpdesk.start();
   reconciler.start();
   const health = await startWorkerHealth(config, platform, client, metrics, {
     temporalWorker: () => worker.getState(),
@@ -115,6 +130,7 @@ export async function startWorkerRole(
       await health.close();
       reconciler.stop();
       await officialInbound.close();
+      await helpdesk.close();
       await dispatcher.close();
       worker.shutdown();
       await running.catch(() => {});

@@ -4,7 +4,8 @@ import type { Capability } from "../capability.ts";
 /**
  * Apps (integrations, spec 2.10: `{id, app, config, enabled}`; routes are ours, docs/apps.md).
  * `calls` and the four phone-number apps change how the instance behaves on the network; `mcp`
- * serves the instance's MCP server (docs/mcp.md); `helpdesk` is a record kept for its integration.
+ * serves the instance's MCP server (docs/mcp.md); `helpdesk` relays the instance's conversations to a
+ * Chatwoot inbox and agents' replies back (docs/helpdesk.md).
  */
 
 export const APP_KINDS = [
@@ -42,6 +43,18 @@ export const MCP_TOOL_NAMES = [
 export type McpToolName = (typeof MCP_TOOL_NAMES)[number];
 
 const shortText = (max: number) => z.string().max(max, `até ${max} caracteres`);
+/** Chatwoot's ids are integers; a numeric string is taken too (what its UI shows is copied as text). */
+const chatwootId = (field: string) =>
+  z.union(
+    [
+      z.int().positive(),
+      z
+        .string()
+        .regex(/^\d{1,12}$/)
+        .transform(Number),
+    ],
+    `${field}: um número inteiro positivo`,
+  );
 
 /** The `config` of each app, validated per app. */
 export const APP_CONFIGS = {
@@ -72,12 +85,24 @@ export const APP_CONFIGS = {
     /** Numbers with at most this many digits are taken as national (default 11). */
     nationalMaxDigits: z.number().int().min(6).max(12).default(11),
   }),
-  /** A help desk (the spec's `<helpdesk-integration>`): kept for the integration that reads it. */
+  /**
+   * A help desk (the spec's `<helpdesk-integration>`): a Chatwoot API-channel inbox (docs/helpdesk.md).
+   * `token` is sealed at rest and never shown; a `PATCH` whose config leaves it out keeps it.
+   */
   helpdesk: z.object({
-    url: z.url({ protocol: /^https?$/, message: "url: http(s)" }),
-    accountId: shortText(64).optional(),
-    inboxId: shortText(64).optional(),
-    token: shortText(512).optional(),
+    url: z.url({ protocol: /^https?$/, message: "url: http(s)" }).max(2048),
+    accountId: chatwootId("accountId"),
+    inboxId: chatwootId("inboxId").meta({ description: "An API-channel inbox" }),
+    token: shortText(512)
+      .min(1, "informe o token")
+      .meta({ description: "`api_access_token` of an agent or bot with access to the inbox (write-only)" }),
+    signAgentName: z.boolean().default(true).meta({ description: "Prefix agent replies with `*Name*:`" }),
+    reopenResolved: z
+      .boolean()
+      .default(true)
+      .meta({ description: "A message in a resolved conversation reopens it (false: a new conversation)" }),
+    ignoreGroups: z.boolean().default(true),
+    ignoreChats: z.array(z.string().min(1).max(200)).max(1000).default([]).meta({ description: "Chat ids left out" }),
   }),
   /** The instance's MCP server at `/v1/instances/{id}/mcp`: the tools it offers (empty or absent: all). */
   mcp: z
@@ -96,6 +121,10 @@ export const appSchema = z
     app: z.enum(APP_KINDS),
     config: z.record(z.string(), z.unknown()),
     enabled: z.boolean(),
+    webhookUrl: z.string().optional().meta({
+      description:
+        "`helpdesk` only: paste it as the Chatwoot inbox's webhook URL (it carries the app's secret; keep it private)",
+    }),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })

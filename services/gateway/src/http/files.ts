@@ -1,6 +1,6 @@
 import { ApiError, normalizeChatId, parseMessageId } from "@gw/contracts";
 import { CONVERTED_ID_RE, type Platform } from "@gw/platform";
-import type { SessionDirectory } from "@gw/session";
+import { messageMedia, type SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyReply } from "fastify";
 
 const FILE_RE = /^(.+)\.([A-Za-z0-9]{1,8})$/;
@@ -51,23 +51,6 @@ export async function pictureLink(
   return { url: platform.mediaLinks.avatar(instanceId, chatId) };
 }
 
-/** Hot downloads are kept an hour, so a link opened by several people costs one download. */
-const MEDIA_CACHE_MS = 3_600_000;
-const MEDIA_CACHE_MAX = 16 * 1024 * 1024;
-
-/** Media the provider downloads on demand (Baileys), through a small Redis cache. */
-async function downloaded(platform: Platform, sessions: SessionDirectory, instanceId: string, networkId: string) {
-  const key = platform.keys.mediaCache(instanceId, networkId);
-  const hit = await platform.redis.get(key);
-  if (hit) return JSON.parse(hit) as { data: string; mimetype: string };
-  const owner = await sessions.ownerIfAny(instanceId);
-  const media = owner ? await owner.downloadMedia(instanceId, networkId).catch(() => null) : null;
-  if (media && media.data.length * 0.75 <= MEDIA_CACHE_MAX) {
-    await platform.redis.set(key, JSON.stringify(media), "PX", MEDIA_CACHE_MS);
-  }
-  return media;
-}
-
 /** `data`: the bytes, or their base64 (as messages and pictures are stored). */
 function sendBytes(reply: FastifyReply, data: Buffer | string, mimetype: string) {
   const bytes = typeof data === "string" ? Buffer.from(data, "base64") : data;
@@ -100,10 +83,7 @@ export function registerSignedFiles(app: FastifyInstance, platform: Platform, se
     }
     const ref = parseMessageId(name);
     if (!ref) return reply.code(404).send(notFoundBody);
-    const stored = await platform.messages.get(instanceId, ref.id);
-    const media = stored && "media" in stored.content ? stored.content.media : undefined;
-    if (media?.data) return sendBytes(reply, media.data, media.mimetype);
-    const fetched = await downloaded(platform, sessions, instanceId, ref.id);
+    const fetched = await messageMedia(platform, sessions, instanceId, ref.id);
     if (!fetched) return reply.code(404).send(notFoundBody);
     return sendBytes(reply, fetched.data, fetched.mimetype);
   });

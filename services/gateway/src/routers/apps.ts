@@ -16,7 +16,7 @@ export const appsRouter = router({
   createApp: route("POST", "", "Add an app; `config` is validated per app", {
     created: true,
     description:
-      "`calls` rejects incoming calls (optionally answering with a text); the phone-number apps normalize the numbers of sends; `mcp` serves the instance's MCP server at `/instances/{instanceId}/mcp` (`config.tools`: which tools); `helpdesk` keeps its integration's settings. One app of each behavioural kind (and one `mcp`) per instance.",
+      "`calls` rejects incoming calls (optionally answering with a text); the phone-number apps normalize the numbers of sends; `mcp` serves the instance's MCP server at `/instances/{instanceId}/mcp` (`config.tools`: which tools); `helpdesk` relays the instance's conversations to a Chatwoot inbox and agents' replies back (its `token` is never shown; `webhookUrl` goes in the inbox's settings; docs/helpdesk.md). One app of each behavioural kind (and one `mcp`) per instance.",
   })
     .input(createAppBody)
     .output(appSchema)

@@ -146,6 +146,14 @@ export function keys(prefix: string) {
     converted: (instanceId: string, id: string) => `${prefix}cv:${instanceId}:${id}`,
     /** The instance's apps (HASH appId → JSON, spec 2.10). */
     apps: (instanceId: string) => `${prefix}apps:${instanceId}`,
+    /** A `helpdesk` app's webhook secret (STRING `<instanceId> <appId>`, by the secret's sha256): the help desk's hook finds its app. */
+    helpdeskHook: (secretHash: string) => `${prefix}hd:hook:${secretHash}`,
+    /** A chat's place in the help desk (HASH contactId, sourceId, conversationId; docs/helpdesk.md). */
+    helpdeskChat: (appId: string, chatId: string) => `${prefix}hd:${appId}:chat:${chatId}`,
+    /** Our message (network id) → its help-desk message (STRING `<conversationId> <messageId>`, 7 days). */
+    helpdeskMessage: (appId: string, networkId: string) => `${prefix}hd:${appId}:msg:${networkId}`,
+    /** A help desk conversation's chat (STRING chat id): agents' replies find where to go. */
+    helpdeskConversation: (appId: string, conversationId: number) => `${prefix}hd:${appId}:conv:${conversationId}`,
     /** A provider's own records of an instance (providers/contract.ts `records`): one HASH per name. */
     providerRecords: (instanceId: string, name: string) => `${prefix}prec:${instanceId}:${name}`,
     /** Presence heard in a chat (HASH participant → JSON), and the instance's chats by last heard (ZSET, ms). */

@@ -1,0 +1,166 @@
+import { type EventEnvelope, HELPDESK_EVENT_KINDS, type HelpdeskEventKind, normalizeChatId } from "@gw/contracts";
+import type { Logger, Platform } from "@gw/platform";
+import { signalHelpdesk } from "@gw/sending";
+import type { Client } from "@temporalio/client";
+
+export const HELPDESK_GROUP = "helpdesk";
+const KINDS: ReadonlySet<string> = new Set(HELPDESK_EVENT_KINDS);
+
+type Entry = [id: string, fields: string[]];
+
+export interface IntakeOptions {
+  consumer: string;
+  taskQueue: string;
+  claimIdleMs: number;
+}
+
+/** Chats a help desk never shows: status posts, broadcast lists, channels. */
+const NEVER = /@(broadcast|newsletter)$/;
+
+/**
+ * The help-desk connector's input (docs/helpdesk.md): a consumer group of its own on the event
+ * streams (the dispatcher's webhook deliveries and this never wait on each other). Each message
+ * event of an instance with an enabled `helpdesk` app is handed to its chat's workflow
+ * (workflows/src/helpdesk.ts); one chat's events are handed over in stream order, chats in
+ * parallel. An entry is acknowledged once Temporal holds its item, so a crash loses nothing; an
+ * entry read again is handed over again and the workflow drops the second copy by event id.
+ */
+export class HelpdeskIntake {
+  private readonly reader: ReturnType<Platform["duplicate"]>;
+  private running = false;
+  private loops: Promise<void>[] = [];
+
+  constructor(
+    private readonly platform: Platform,
+    private readonly temporal: Client,
+    private readonly log: Logger,
+    private readonly opts: IntakeOptions,
+  ) {
+    this.reader = platform.duplicate(`gw-helpdesk-${opts.consumer}`);
+  }
+
+  private get streams(): string[] {
+    return Array.from({ length: this.platform.events.shards }, (_, i) => this.platform.keys.events(i));
+  }
+
+  async start(): Promise<void> {
+    for (const stream of this.streams) {
+      // "$": a help desk sees what happens from now on, not the streams' whole past.
+      await this.platform.redis.xgroup("CREATE", stream, HELPDESK_GROUP, "$", "MKSTREAM").catch((err: Error) => {
+        if (!err.message.includes("BUSYGROUP")) throw err;
+      });
+    }
+    this.running = true;
+    this.loops = [this.readLoop(), this.claimLoop()];
+  }
+
+  async close(): Promise<void> {
+    this.running = false;
+    this.reader.disconnect();
+    await Promise.allSettled(this.loops);
+  }
+
+  private async readLoop(): Promise<void> {
+    let ids = this.streams.map(() => "0"); // first what this consumer read and never acknowledged
+    while (this.running) {
+      try {
+        const res = (await this.reader.xreadgroup(
+          "GROUP",
+          HELPDESK_GROUP,
+          this.opts.consumer,
+          "COUNT",
+          200,
+          "BLOCK",
+          1_000,
+          "STREAMS",
+          ...this.streams,
+          ...ids,
+        )) as [string, Entry[]][] | null;
+        const backlog = ids[0] === "0";
+        const any = (res ?? []).some(([, entries]) => entries.length > 0);
+        for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+        if (backlog && !any) ids = this.streams.map(() => ">");
+      } catch (err) {
+        if (!this.running) return;
+        this.log.error({ err }, "help-desk intake: reading failed");
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  }
+
+  /** Takes over entries a dead intake left unacknowledged. */
+  private async claimLoop(): Promise<void> {
+    while (this.running) {
+      await new Promise((r) => setTimeout(r, Math.min(5_000, this.opts.claimIdleMs)));
+      for (const stream of this.streams) {
+        if (!this.running) return;
+        try {
+          const [, entries] = (await this.platform.redis.xautoclaim(
+            stream,
+            HELPDESK_GROUP,
+            this.opts.consumer,
+            this.opts.claimIdleMs,
+            "0-0",
+            "COUNT",
+            100,
+          )) as [string, Entry[]];
+          await this.handle(
+            stream,
+            entries.filter((e) => e?.[1]),
+          );
+        } catch (err) {
+          if (this.running) this.log.error({ err }, "help-desk intake: claiming failed");
+        }
+      }
+    }
+  }
+
+  /** One chat's entries one after the other, chats in parallel; acknowledges what Temporal took. */
+  private async handle(stream: string, entries: Entry[]): Promise<void> {
+    const byChat = new Map<string, { id: string; run: () => Promise<void> }[]>();
+    const done: string[] = [];
+    for (const [id, fields] of entries) {
+      const field = (name: string) => fields[fields.indexOf(name) + 1];
+      const kind = field("event") ?? "";
+      const body = field("envelope");
+      if (!KINDS.has(kind) || !body) {
+        done.push(id);
+        continue;
+      }
+      const env = JSON.parse(body) as EventEnvelope;
+      const chatId = typeof env.payload.chatId === "string" ? env.payload.chatId : "";
+      const list = byChat.get(`${env.instanceId} ${chatId}`) ?? [];
+      list.push({ id, run: () => this.handOver(env, kind as HelpdeskEventKind, chatId) });
+      byChat.set(`${env.instanceId} ${chatId}`, list);
+    }
+    await Promise.all(
+      [...byChat.values()].map(async (list) => {
+        for (const { id, run } of list) {
+          try {
+            await run();
+            done.push(id);
+          } catch (err) {
+            // Left pending (its chat's later entries too, to keep their order): claimed again later.
+            this.log.error({ err, id }, "help-desk intake: handing over failed");
+            return;
+          }
+        }
+      }),
+    );
+    if (done.length) await this.platform.redis.xack(stream, HELPDESK_GROUP, ...done);
+  }
+
+  private async handOver(env: EventEnvelope, event: HelpdeskEventKind, chatId: string): Promise<void> {
+    const app = await this.platform.apps.enabled(env.instanceId, "helpdesk");
+    if (!app || !chatId || NEVER.test(chatId)) return;
+    const config = app.config as { ignoreGroups?: boolean; ignoreChats?: string[] };
+    if (config.ignoreGroups !== false && chatId.endsWith("@g.us")) return;
+    if (config.ignoreChats?.some((c) => (normalizeChatId(c) ?? c) === chatId)) return;
+    await signalHelpdesk(
+      this.temporal,
+      this.opts.taskQueue,
+      { instanceId: env.instanceId, appId: app.id, chatId },
+      { kind: "event", eventId: env.id, event, publishedAt: env.timestamp, payload: env.payload },
+    );
+  }
+}

@@ -1,0 +1,129 @@
+import { HELPDESK_SOURCE_PREFIX, type HelpdeskEventItem, parseMessageId } from "@gw/contracts";
+import type { HelpdeskApp, Platform } from "@gw/platform";
+import { messageMedia, type SessionDirectory } from "@gw/session";
+import { type ChatwootClient, ChatwootError, type NewMessage } from "./chatwoot.ts";
+import { type Place, phoneOf, placeOf } from "./place.ts";
+
+const MAPPING_TTL_S = 7 * 86_400;
+
+type Payload = Record<string, unknown>;
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+/** A message's network id (the part of `{fromMe}_{chatId}_{id}` that stays when the chat's id changes form). */
+export const networkIdOf = (apiId: string) => parseMessageId(apiId)?.id ?? apiId;
+
+export interface RelayDeps {
+  platform: Pick<Platform, "redis" | "keys" | "messages">;
+  sessions: SessionDirectory;
+}
+
+/**
+ * One of the instance's events shown in the help desk (docs/helpdesk.md): a message (the
+ * customer's `incoming`, the account's — phone or API — `outgoing`), a reaction, an edit, a
+ * revocation. Exactly once per our message: its help-desk message carries `source_id`
+ * `WAID:<network id>`; the mapping is written after the help desk answers, and an attempt after a
+ * failed one looks for that `source_id` among the conversation's latest messages before creating
+ * (the answer may have been lost after the message was made).
+ */
+export async function relayEvent(
+  deps: RelayDeps,
+  app: HelpdeskApp,
+  client: ChatwootClient,
+  item: HelpdeskEventItem,
+  retrying: boolean,
+): Promise<"relayed" | "skipped"> {
+  const p = item.payload;
+  const id = str(p.id);
+  const chatId = str(p.chatId);
+  if (!id || !chatId) return "skipped";
+  const nid = networkIdOf(id);
+  const mapKey = deps.platform.keys.helpdeskMessage(app.id, item.event === "message.any" ? nid : `${item.eventId}`);
+  // Relayed already, or the agent's own reply coming back as the account's message.
+  if (await deps.platform.redis.exists(mapKey)) return "skipped";
+
+  if (item.event === "message.revoked") {
+    const target = await mapped(deps, app, p.messageId);
+    if (target) {
+      await client.deleteMessage(target.conversationId, target.messageId).catch((err) => {
+        if (!(err instanceof ChatwootError && err.status === 404)) throw err;
+      });
+    }
+    await deps.platform.redis.set(mapKey, "revoked", "EX", MAPPING_TTL_S);
+    return target ? "relayed" : "skipped";
+  }
+  if (item.event === "message.reaction" && !str(p.emoji)) return "skipped"; // a reaction taken back
+
+  const place = await placeOf(deps.platform, app, client, { chatId, name: nameOf(p, chatId) });
+  const message = await compose(deps, app, item, place);
+  const sourceId = HELPDESK_SOURCE_PREFIX + (item.event === "message.any" ? nid : item.eventId);
+  message.source_id = sourceId;
+  let created: number | undefined;
+  if (retrying) {
+    created = (await client.latestMessages(place.conversationId)).find((m) => m.source_id === sourceId)?.id;
+  }
+  created ??= (await client.createMessage(place.conversationId, message)).id;
+  await deps.platform.redis.set(mapKey, `${place.conversationId} ${created}`, "EX", MAPPING_TTL_S);
+  return "relayed";
+}
+
+/** The help-desk message of one of ours (an api id or network id), if relayed. */
+async function mapped(deps: RelayDeps, app: HelpdeskApp, apiId: unknown) {
+  const id = str(apiId);
+  if (!id) return null;
+  const found = await deps.platform.redis.get(deps.platform.keys.helpdeskMessage(app.id, networkIdOf(id)));
+  const [conversationId, messageId] = (found ?? "").split(" ").map(Number);
+  return conversationId && messageId ? { conversationId, messageId } : null;
+}
+
+function nameOf(p: Payload, chatId: string): string {
+  const from = (p.from ?? {}) as Payload;
+  const isGroup = p.isGroup === true;
+  return str(p.chatName) ?? (!isGroup && p.fromMe !== true ? str(from.pushName) : null) ?? phoneOf(chatId) ?? chatId;
+}
+
+async function compose(deps: RelayDeps, app: HelpdeskApp, item: HelpdeskEventItem, place: Place): Promise<NewMessage> {
+  const p = item.payload;
+  const type = p.fromMe === true ? "outgoing" : "incoming";
+  const attributes: Record<string, unknown> = {};
+  const replyTo = await mapped(deps, app, item.event === "message.any" ? p.quotedId : p.messageId);
+  if (replyTo && replyTo.conversationId === place.conversationId) attributes.in_reply_to = replyTo.messageId;
+  let content: string;
+  let attachment: NewMessage["attachment"];
+  switch (item.event) {
+    case "message.reaction":
+      content = str(p.emoji) ?? "";
+      attributes.is_reaction = true;
+      break;
+    case "message.edited":
+      content = `✏️ ${str(p.text) ?? ""}`;
+      break;
+    default: {
+      content = str(p.text) ?? "";
+      const media = p.media as { mimetype?: string; filename?: string | null } | undefined;
+      if (media) {
+        const bytes = await messageMedia(deps.platform, deps.sessions, app.instanceId, networkIdOf(String(p.id)));
+        if (bytes) {
+          attachment = {
+            filename: bytes.filename ?? media.filename ?? `${String(p.type)}.${extOf(bytes.mimetype)}`,
+            mimetype: bytes.mimetype,
+            bytes: Buffer.from(bytes.data, "base64"),
+          };
+        } else content ||= `[${String(p.type)}: mídia indisponível]`;
+      }
+      if (!content && !attachment) content = `[${String(p.type ?? "mensagem")}]`;
+    }
+  }
+  // In a group, whose words they are.
+  if (p.isGroup === true && p.fromMe !== true) {
+    const from = (p.from ?? {}) as Payload;
+    const who = str(from.pushName) ?? str(from.phone) ?? str(from.id) ?? "?";
+    content = `**${who}:**\n${content}`;
+  }
+  return {
+    content,
+    message_type: type,
+    ...(Object.keys(attributes).length ? { content_attributes: attributes } : {}),
+    ...(attachment ? { attachment } : {}),
+  };
+}
+
+const extOf = (mimetype: string) => mimetype.split("/")[1]?.split(/[;+]/)[0] ?? "bin";
