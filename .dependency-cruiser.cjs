@@ -2,8 +2,8 @@
 // (type-only imports count: every tool flags them, and they hide a registry that imports back),
 // and the layers import downwards only:
 //   contracts ← platform ← session ← sending ← gateway, worker ← main
-// Tests sit above every layer (they may import anything); simnet, cloudmock and webhook-verify
-// stand apart (mocks and a client helper) and import no layer above contracts.
+// Tests sit above every layer (they may import anything); simnet, cloudmock, chatwootmock and
+// webhook-verify stand apart (mocks and a client helper) and import no layer above contracts.
 const NOT_TEST = "\\.test\\.ts$|/test/|/testing/";
 const layer = (name, from, above) => ({
   name,
@@ -31,6 +31,7 @@ module.exports = {
       "main",
       "simnet",
       "cloudmock",
+      "chatwootmock",
     ]),
     layer("platform-below-session", "platform", [
       "session",
@@ -40,12 +41,13 @@ module.exports = {
       "main",
       "simnet",
       "cloudmock",
+      "chatwootmock",
     ]),
-    layer("session-below-sending", "session", ["sending", "gateway", "worker", "main", "cloudmock"]),
-    layer("sending-below-gateway", "sending", ["gateway", "worker", "main", "simnet", "cloudmock"]),
-    layer("gateway-below-main", "gateway", ["worker", "main", "simnet", "cloudmock"]),
-    layer("worker-below-main", "worker", ["gateway", "main", "simnet", "cloudmock"]),
-    layer("mocks-stand-apart", "(simnet|cloudmock|webhook-verify)", [
+    layer("session-below-sending", "session", ["sending", "gateway", "worker", "main", "cloudmock", "chatwootmock"]),
+    layer("sending-below-gateway", "sending", ["gateway", "worker", "main", "simnet", "cloudmock", "chatwootmock"]),
+    layer("gateway-below-main", "gateway", ["worker", "main", "simnet", "cloudmock", "chatwootmock"]),
+    layer("worker-below-main", "worker", ["gateway", "main", "simnet", "cloudmock", "chatwootmock"]),
+    layer("mocks-stand-apart", "(simnet|cloudmock|chatwootmock|webhook-verify)", [
       "platform",
       "session",
       "sending",

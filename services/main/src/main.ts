@@ -1,5 +1,6 @@
 // One process, the roles named in ROLES (ARCHITECTURE.md "Roles").
 
+import { chatwootMockOptionsFromConfig, createChatwootMock, loadChatwootMockConfig } from "@gw/chatwootmock";
 import { cloudMockOptionsFromConfig, createCloudMock, loadCloudMockConfig } from "@gw/cloudmock";
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
@@ -29,6 +30,15 @@ if (config.ROLES.includes("cloudmock")) {
   // The local mock of the operator's Cloud API (development and demos: docs/cloudmock.md).
   const mock = createCloudMock(cloudMockOptionsFromConfig(loadCloudMockConfig(), config.ADMIN_TOKEN, config.LOG_LEVEL));
   log.info({ url: await mock.listen() }, "cloudmock listening");
+  lastStops.push(() => mock.close());
+}
+
+if (config.ROLES.includes("chatwootmock")) {
+  // The local mock of Chatwoot's Application API (the help-desk connector's counterpart: docs/chatwootmock.md).
+  const mock = createChatwootMock(
+    chatwootMockOptionsFromConfig(loadChatwootMockConfig(), config.ADMIN_TOKEN, config.LOG_LEVEL),
+  );
+  log.info({ url: await mock.listen() }, "chatwootmock listening");
   lastStops.push(() => mock.close());
 }
 

@@ -30,7 +30,16 @@ export function registerHelpdeskHook(
     }
     const found = await agentReply(platform, helpdesk, parsed.data);
     if (typeof found === "string") return { ignored: found };
-    await signalHelpdesk(await temporal(), config.TEMPORAL_TASK_QUEUE, found.target, found.item);
+    try {
+      await signalHelpdesk(await temporal(), config.TEMPORAL_TASK_QUEUE, found.target, found.item);
+    } catch (err) {
+      // Nothing holds the reply: say so (Chatwoot does not retry; docs/helpdesk.md, Limits).
+      req.log.error({ err, appId: helpdesk.id }, "help desk: an agent's reply could not be taken");
+      return reply
+        .code(503)
+        .header("retry-after", "5")
+        .send({ error: { code: "network_unavailable", message: "Serviço temporariamente indisponível." } });
+    }
     return { accepted: true };
   });
 }

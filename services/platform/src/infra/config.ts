@@ -6,7 +6,7 @@ const bool = z
 const port = z.coerce.number().int().min(0).max(65535);
 
 /** The roles a process can run (ARCHITECTURE.md "Roles"); more arrive with their issues. */
-export const ROLE_NAMES = ["gateway", "session", "worker", "simnet", "cloudmock"] as const;
+export const ROLE_NAMES = ["gateway", "session", "worker", "simnet", "cloudmock", "chatwootmock"] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
 /** Every setting the services read, validated once at start. Documented in .env.example. */

@@ -41,8 +41,13 @@ export class ChatwootError extends Error {
   ) {
     super(`chatwoot ${what}: HTTP ${status} ${body.slice(0, 300)}`);
   }
-  /** 4xx other than 408/429 will answer the same however often it is asked (bad config, bad data). */
+  /**
+   * 4xx other than 408/429 will answer the same however often it is asked (bad config, bad data) —
+   * except Chatwoot's per-conversation flood guard (`422 Too many messages`, 200 a minute by default),
+   * which passes with time.
+   */
   get permanent(): boolean {
+    if (this.status === 422 && this.body.includes("Too many messages")) return false;
     return this.status >= 400 && this.status < 500 && this.status !== 408 && this.status !== 429;
   }
 }
