@@ -24,10 +24,11 @@ if (!devSecrets.WEBHOOK_SECRET_KEY) {
 }
 const simnetPort = process.env.SIMNET_PORT ?? "8090";
 const cloudmockPort = process.env.CLOUDMOCK_PORT ?? "8091";
+const chatwootmockPort = process.env.CHATWOOTMOCK_PORT ?? "8092";
 const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? "development",
-  ROLES: process.env.ROLES ?? "gateway,session,worker,simnet,cloudmock",
+  ROLES: process.env.ROLES ?? "gateway,session,worker,simnet,cloudmock,chatwootmock",
   AUTH_STATE_KEY: process.env.AUTH_STATE_KEY ?? devSecrets.AUTH_STATE_KEY,
   WEBHOOK_SECRET_KEY: process.env.WEBHOOK_SECRET_KEY ?? devSecrets.WEBHOOK_SECRET_KEY,
   // Local receivers (http://127.0.0.1:3000/…) must work in development.
@@ -38,6 +39,9 @@ const env = {
   // The operator mock delivers its signed webhooks to this gateway (docs/official.md).
   CLOUDMOCK_WEBHOOK_URL: process.env.CLOUDMOCK_WEBHOOK_URL ?? `http://127.0.0.1:${port}/v1/official/webhook`,
   CLOUD_WEBHOOK_VERIFY_TOKEN: process.env.CLOUD_WEBHOOK_VERIFY_TOKEN ?? "dev-verify-token",
+  // The Chatwoot mock (docs/chatwootmock.md) with one account, API inbox and agent token made at start.
+  CHATWOOTMOCK_PORT: chatwootmockPort,
+  CHATWOOTMOCK_TOKEN: process.env.CHATWOOTMOCK_TOKEN ?? "dev-chatwoot-token",
   PORT: port,
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? `http://127.0.0.1:${port}`,
   REDIS_URL: process.env.REDIS_URL ?? stack.redisUrl,
@@ -160,11 +164,43 @@ async function demoOfficial() {
   return { ...saved, mock };
 }
 
+/**
+ * The demo instance's help desk (docs/helpdesk.md): a `helpdesk` app on the Chatwoot mock's preset
+ * inbox, and that inbox's webhook set to the app's hook (the mock forgets it at every start).
+ */
+async function demoHelpdesk(demo) {
+  const mock = `http://127.0.0.1:${chatwootmockPort}`;
+  const headers = { "x-instance-token": demo.token, "content-type": "application/json" };
+  const apps = await (await fetch(`${base}/v1/instances/${demo.id}/apps`, { headers })).json();
+  let app = apps.find((a) => a.app === "helpdesk");
+  if (!app) {
+    const res = await fetch(`${base}/v1/instances/${demo.id}/apps`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({
+        app: "helpdesk",
+        config: { url: mock, accountId: 1, inboxId: 1, token: env.CHATWOOTMOCK_TOKEN },
+      }),
+    });
+    if (res.status !== 201) throw new Error(`creating the demo help desk failed: ${res.status} ${await res.text()}`);
+    app = await res.json();
+  }
+  const hook = `http://127.0.0.1:${port}${new URL(app.webhookUrl).pathname}`;
+  const res = await fetch(`${mock}/_control/inboxes/1`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${env.ADMIN_TOKEN}`, "content-type": "application/json" },
+    body: JSON.stringify({ webhookUrl: hook }),
+  });
+  if (!res.ok) throw new Error(`pointing the mock's inbox at the hook failed: ${res.status} ${await res.text()}`);
+  return { mock, token: env.CHATWOOTMOCK_TOKEN };
+}
+
 try {
   await waitHealthy();
   const demo = await demoInstance();
   await startDemo(demo);
   const official = await demoOfficial();
+  const helpdesk = env.ROLES.includes("chatwootmock") ? await demoHelpdesk(demo) : null;
   const simnetUrl = `http://127.0.0.1:${simnetPort}`;
   console.log(`
   Messaging gateway running on ${base}
@@ -178,7 +214,15 @@ try {
 
     Official instance  ${official.id}   (the operator's Cloud API, mocked at ${official.mock}: docs/official.md)
     Its token          ${official.token}
-
+${
+  helpdesk
+    ? `
+    Help desk          Chatwoot mock at ${helpdesk.mock} (docs/helpdesk.md): the demo instance's conversations
+                       land in inbox 1 of account 1; see them with
+                       curl -s ${helpdesk.mock}/_control/state -H 'Authorization: Bearer ${env.ADMIN_TOKEN}'
+`
+    : ""
+}
   Try: curl -s ${base}/v1/instances/${demo.id} -H 'X-Instance-Token: ${demo.token}'
   Pair the demo instance (once) with a virtual phone on the simulated network:
     SIMNET_URL=${simnetUrl} pnpm sim:pair ${demo.id} 5511999990000
