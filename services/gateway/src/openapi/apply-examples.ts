@@ -105,9 +105,12 @@ function contextual(code: ErrorCode, ctx: ErrorContext, details422: Record<strin
   }
 }
 
-type NamedExample = { summary: string; value: ErrorBody } | { $ref: string };
+type NamedExample = { value: ErrorBody } | { $ref: string };
 
-/** One named example per error code of a response (`examples`, as Swagger UI lists them). */
+/**
+ * One named example per error code of a response (`examples`, as Swagger UI lists them): named
+ * after the code, which is what a `summary` would repeat.
+ */
 export function errorExamples(
   codes: ErrorCode[],
   ex: OperationExample | undefined,
@@ -119,10 +122,7 @@ export function errorExamples(
     ? validationExample(procedureSchemas(procedure).inputs, pathValues(openapiPath, ex))
     : undefined;
   return Object.fromEntries(
-    codes.map((code) => [
-      code,
-      { summary: code, value: errorBody(code, ex?.errors?.[code] ?? contextual(code, ctx, details422)) },
-    ]),
+    codes.map((code) => [code, { value: errorBody(code, ex?.errors?.[code] ?? contextual(code, ctx, details422)) }]),
   );
 }
 
@@ -136,10 +136,7 @@ export function shareErrorExamples(document: object): void {
     paths?: Record<string, Record<string, Operation>>;
     components?: { examples?: Record<string, unknown> };
   };
-  const uses = new Map<
-    string,
-    { named: { summary: string; value: ErrorBody }; refs: Record<string, NamedExample>[] }
-  >();
+  const uses = new Map<string, { named: { value: ErrorBody }; refs: Record<string, NamedExample>[] }>();
   for (const item of Object.values(doc.paths ?? {})) {
     for (const op of Object.values(item)) {
       for (const [status, response] of Object.entries(op.responses ?? {})) {
@@ -154,7 +151,7 @@ export function shareErrorExamples(document: object): void {
       }
     }
   }
-  const shared: Record<string, { summary: string; value: ErrorBody }> = {};
+  const shared: Record<string, { value: ErrorBody }> = {};
   const variants = new Map<ErrorCode, number>();
   // A code's default body first, so that it gets the code's own name.
   const isDefault = ({ error }: ErrorBody) => error.message === ERROR_MESSAGES[error.code] && !error.details;

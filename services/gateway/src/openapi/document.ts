@@ -15,7 +15,9 @@ import { restProcedures } from "../http/rest.ts";
 import { appRouter } from "../routers/index.ts";
 import type { Meta } from "../trpc/meta.ts";
 import { applyExamples, type ErrorContext, errorExamples, examplesOf, shareErrorExamples } from "./apply-examples.ts";
+import { openObjects } from "./open-objects.ts";
 import { shareComponents } from "./share-components.ts";
+import { addWebhooks } from "./webhooks.ts";
 
 type Operation = {
   responses: Record<string, unknown>;
@@ -77,7 +79,9 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
     description:
       "Server-to-server API for running numbers on a messaging network. Errors are always " +
       '`{"error":{"code","message","details?"}}`; handle them by `code`. No CORS, on purpose. ' +
-      "A JSON body with a `__proto__` key (at any depth) is refused with 400 `bad_request`.",
+      "A JSON body with a `__proto__` key (at any depth) is refused with 400 `bad_request`. " +
+      "Request bodies: up to 1 MB, 70 MB where the operation says so; a body-less request is accepted " +
+      "when every field is optional. Events: `webhooks` shows each kind's delivery to a webhook.",
     baseUrl: `${publicBaseUrl.replace(/\/$/, "")}/v1`,
     securitySchemes: {
       InstanceToken: { type: "apiKey", in: "header", name: "X-Instance-Token" },
@@ -94,12 +98,14 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
     if (!op) throw new Error(`OpenAPI: no operation for ${method} ${openapi.path}`);
     const hasBody = method === "POST" || method === "PUT" || method === "PATCH";
 
-    const success = op.responses["200"];
+    const success = op.responses["200"] as { description?: string } | undefined;
+    // trpc-to-openapi's "Successful response" says no more than this, on every operation.
+    if (success?.description === "Successful response") success.description = "OK";
     const responses: Record<string, unknown> = { [String(meta.successStatus ?? 200)]: success };
     if (meta.queueable) {
       // Spec 4.4: a queued send answers 202 with the queue item (its id is the queue id).
       responses["202"] = {
-        description: "Queued (X-Queue: true, queue mode, or delayMessage/delayTyping): the queue item",
+        description: "Queued (see `X-Queue`): the queue item",
         content: { "application/json": { schema: { $ref: "#/components/schemas/QueueItem" } } },
       };
       op.parameters = [
@@ -133,7 +139,7 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
     }
     for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
       responses[String(status)] = {
-        description: `Error codes: ${codes.map((c) => `\`${c}\``).join(", ")}`,
+        description: codes.map((c) => `\`${c}\``).join(", "),
         ...(status === 429 || status === 503 ? { headers: retryAfterHeader } : {}),
         content: {
           "application/json": {
@@ -182,8 +188,10 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
       const rules = meta.bodyRules && Object.keys(meta.bodyRules).length > 0 ? meta.bodyRules : undefined;
       if (schema && rules) Object.assign(schema, rules);
       body.required = (schema?.required?.length ?? 0) > 0 || rules !== undefined;
-      const limit = meta.bodyLimit === "file" ? "70 MB (base64 `file.data`)" : "1 MB";
-      op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: ${limit}. A body-less request is accepted when every field is optional.`;
+      // The 1 MB limit and the body-less rule are the document's (its description).
+      if (meta.bodyLimit === "file") {
+        op.description = `${op.description ?? ""}${op.description ? "\n\n" : ""}Body limit: 70 MB (base64 \`file.data\`).`;
+      }
     }
     if (examples) applyExamples(op, examples, openapi.path, meta);
   }
@@ -191,21 +199,8 @@ export function buildOpenApiDocument(publicBaseUrl: string, { share = true } = {
   const schemas = (doc.components?.schemas ?? {}) as Record<string, unknown>;
   for (const name of Object.keys(schemas)) if (name.startsWith("error.")) delete schemas[name];
   shareErrorExamples(doc);
+  addWebhooks(doc as { webhooks?: unknown }, schemas);
   // What many operations repeat is kept once in `components` (share-components.ts); `share: false`
   // gives the document with everything in place, which its test compares with.
   return share ? shareComponents(openObjects(doc)) : openObjects(doc);
-}
-
-/**
- * Spec 9: responses may gain fields and unknown request fields are ignored, so no object in
- * the document is closed with `additionalProperties: false`.
- */
-function openObjects<T>(node: T): T {
-  if (Array.isArray(node)) node.forEach(openObjects);
-  else if (node && typeof node === "object") {
-    const obj = node as Record<string, unknown>;
-    if (obj.additionalProperties === false) delete obj.additionalProperties;
-    for (const v of Object.values(obj)) openObjects(v);
-  }
-  return node;
 }

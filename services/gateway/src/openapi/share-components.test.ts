@@ -96,7 +96,10 @@ describe("the lean OpenAPI document (shared components)", () => {
   });
 
   it("error responses are shared: a few dozen components, referred to by most operations", () => {
-    const responses = shared.components.responses ?? {};
+    // Named after their status (`401`, `422.2`); the answers shared too are named otherwise.
+    const responses = Object.fromEntries(
+      Object.entries(shared.components.responses ?? {}).filter(([name]) => Number(name.split(".")[0]) >= 400),
+    );
     const refs = operations(shared).flatMap(({ op }) => Object.values(op.responses).filter((r) => r.$ref));
     expect(Object.keys(responses).length).toBeGreaterThan(10);
     expect(refs.length).toBeGreaterThan(1000);

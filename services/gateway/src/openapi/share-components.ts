@@ -1,10 +1,12 @@
 /**
  * A lean document ("The house, refined"): what many operations repeat is kept once in
  * `components` and referred to by `$ref` — the error responses (165 operations × ~10 statuses,
- * of which a few dozen distinct: half the document otherwise) in `components.responses`, the
- * shared parameters (`instanceId`, `Client-Token`, `X-Queue`…) in `components.parameters`, and
- * the request and response schemas several operations repeat (a chat id, mentions, a send's
- * answer…) in `components.schemas`.
+ * of which a few dozen distinct: half the document otherwise) and the answers several routes give
+ * alike (`{success: true}`, an instance) in `components.responses`, the shared parameters
+ * (`instanceId`, `Client-Token`, `X-Queue`, the webhooks' delivery headers…) in
+ * `components.parameters`, and the request and response schemas several operations repeat (a chat
+ * id, mentions, a send's answer…), and the plain values the components repeat (a date-time, an
+ * integer), in `components.schemas`.
  *
  * Nothing a client generator reads changes: each operation still lists every status it can
  * answer, each response its examples; `inlineShared` undoes this pass, and
@@ -16,13 +18,15 @@ type Json = Record<string, unknown>;
 type Operation = { responses?: Record<string, Json>; parameters?: Json[]; requestBody?: Json; [k: string]: unknown };
 type Doc = {
   paths?: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, Record<string, Operation>>;
   components?: { schemas?: Record<string, unknown>; responses?: Json; parameters?: Json; [k: string]: unknown };
 };
 
 const METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"]);
 
-const operations = (doc: Doc): [string, Operation][] =>
-  Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+/** The operations of `paths` (the routes), or of `webhooks` (what a webhook receives). */
+const operations = (doc: Doc, of: "paths" | "webhooks" = "paths"): [string, Operation][] =>
+  Object.entries(doc[of] ?? {}).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([method]) => METHODS.has(method))
       .map(([, op]): [string, Operation] => [path, op]),
@@ -73,39 +77,73 @@ function shareValues(
   if (Object.keys(components).length > 0) doc.components = { ...doc.components, [kind]: components };
 }
 
-/** Error responses (status ≥ 400), named `Error<status>`, its variants `Error<status>.2`… */
-function shareErrorResponses(doc: Doc): void {
+/**
+ * Responses several operations answer alike: the error responses, named after their status (`401`,
+ * its variants `401.2`…), the answers (`{success: true}`, an instance…) after the schema they
+ * return (`SuccessResponse`, `InstanceResponse`) or their status (`Response200`), and what a
+ * webhook answers (`Response2XX`).
+ */
+function shareResponses(doc: Doc): void {
   const slots: Slot[] = [];
   const statusOf = new Map<unknown, string>();
-  for (const [, op] of operations(doc)) {
+  for (const [, op] of [...operations(doc), ...operations(doc, "webhooks")]) {
     for (const [status, response] of Object.entries(op.responses ?? {})) {
-      if (Number(status) < 400) continue;
       statusOf.set(response, status);
       slots.push({ holder: op.responses!, key: status });
     }
   }
-  shareValues(doc, "responses", slots, (value) => `Error${statusOf.get(value)}`, ".");
+  const nameOf = (value: Json) => {
+    const status = statusOf.get(value)!;
+    if (Number(status) >= 400) return status;
+    const media = (value.content as Record<string, { schema?: { $ref?: string } }> | undefined)?.["application/json"];
+    return media?.schema?.$ref?.split("/").pop() ?? `Response${status}`;
+  };
+  shareValues(doc, "responses", slots, nameOf, ".");
 }
 
-/** Parameters, named after themselves (`instanceId`, `Client-Token`; variants `instanceId.2`…). */
+/**
+ * Parameters, named after themselves (`instanceId`, `Client-Token`; variants `instanceId.2`…): the
+ * routes' and the webhooks' delivery headers (`X-Service-Signature` as `Signature`…).
+ */
 function shareParameters(doc: Doc): void {
   const slots: Slot[] = [];
-  for (const [, op] of operations(doc))
+  for (const [, op] of [...operations(doc), ...operations(doc, "webhooks")])
     for (const [i] of (op.parameters ?? []).entries()) slots.push({ holder: op.parameters!, key: i });
-  shareValues(doc, "parameters", slots, (p) => String(p.name ?? "parameter").replace(/[^A-Za-z0-9._-]/g, "_"), ".");
+  // The delivery headers by their own name (`X-Service-Signature`: `Signature`).
+  const nameOf = (p: Json) =>
+    String(p.name ?? "parameter")
+      .replace(/^X-Service-/, "")
+      .replace(/[^A-Za-z0-9._-]/g, "_");
+  shareValues(doc, "parameters", slots, nameOf, ".");
 }
 
-/** A schema node met in the operations, with a name for it from where it sits. */
-type SchemaSlot = Slot & { name: string; path: string };
+/** A schema node met in the operations (or inside a component), with a name for it from where it sits. */
+type SchemaSlot = Slot & { name: string; path: string; inComponent?: boolean };
 
-/** Every subschema of the operations' parameters, bodies and answers (not their examples). */
+/** A value with nothing of a model of its own (a date-time, an integer; or null): all a component shares. */
+function plainValue(node: Json): boolean {
+  if (Object.keys(node).every((k) => ["type", "format", "pattern", "minimum", "maximum"].includes(k))) return true;
+  const options = node.anyOf;
+  return (
+    Object.keys(node).length === 1 &&
+    Array.isArray(options) &&
+    options.every((o: Json) => typeof o.$ref === "string" || plainValue(o))
+  );
+}
+
+/**
+ * Every subschema of the operations' parameters, bodies and answers (not their examples), and of
+ * the components' schemas (not a component itself): a date-time or an integer many models repeat.
+ */
 function schemaSlots(doc: Doc): SchemaSlot[] {
   const out: SchemaSlot[] = [];
   const visit = (slot: Omit<SchemaSlot, "holder" | "key">, holder: SchemaSlot["holder"], key: string | number) => {
     const node = (holder as Record<string | number, unknown>)[key];
     if (!node || typeof node !== "object" || Array.isArray(node)) return;
     out.push({ ...slot, holder, key });
-    const schema = node as Json;
+    within(slot, node as Json);
+  };
+  const within = (slot: Omit<SchemaSlot, "holder" | "key">, schema: Json) => {
     for (const [prop, sub] of Object.entries((schema.properties as Json | undefined) ?? {})) {
       if (sub) visit({ ...slot, name: pascal(prop) }, schema.properties as Json, prop);
     }
@@ -132,14 +170,22 @@ function schemaSlots(doc: Doc): SchemaSlot[] {
       }
     }
   }
+  for (const [name, schema] of Object.entries((doc.components?.schemas ?? {}) as Record<string, Json>)) {
+    within({ name, path: "", inComponent: true }, schema);
+  }
   return out;
 }
 
 /** The name of a request or response schema several routes share: after their common path. */
 function commonName(slots: SchemaSlot[], schema: Json): string {
   const first = slots[0]!;
-  // An alternative of an anyOf that is a formatted string: after its format (`DateTime`).
+  // An alternative of an anyOf that is a formatted string: after its format (`DateTime`); a bare
+  // value met under several names, after its format or type (`DateTime`, `Integer`).
   if (first.name.endsWith("Option") && typeof schema.format === "string") return pascal(schema.format);
+  const bare = Object.keys(schema).every((k) => ["type", "format", "pattern", "minimum", "maximum"].includes(k));
+  if (bare && slots.some((s) => s.name !== first.name) && typeof schema.type === "string") {
+    return pascal(typeof schema.format === "string" ? schema.format : schema.type);
+  }
   if (first.name !== "Request" && first.name !== "Response") return first.name;
   // A body of one field: after it (`{participants}`: `GroupsParticipantsRequest`).
   const props = Object.keys((schema.properties as Json | undefined) ?? {});
@@ -155,9 +201,9 @@ function commonName(slots: SchemaSlot[], schema: Json): string {
 }
 
 /** A subschema is shared when its copies weigh more than this (bytes of JSON, beyond the first). */
-const SCHEMA_SAVING = 400;
+const SCHEMA_SAVING = 200;
 /** …and each copy weighs at least this: small ones (`{type: string}`) are clearer inline. */
-const SCHEMA_MIN = 100;
+const SCHEMA_MIN = 60;
 
 /**
  * Repeated subschemas: the one whose copies weigh most goes to `components.schemas` (named after
@@ -169,7 +215,7 @@ function shareSchemas(doc: Doc): void {
     const byJson = new Map<string, SchemaSlot[]>();
     for (const slot of schemaSlots(doc)) {
       const node = (slot.holder as Record<string | number, Json>)[slot.key]!;
-      if ("$ref" in node) continue;
+      if ("$ref" in node || (slot.inComponent && !plainValue(node))) continue;
       const json = JSON.stringify(node);
       if (json.length < SCHEMA_MIN) continue;
       byJson.set(json, [...(byJson.get(json) ?? []), slot]);
@@ -218,7 +264,7 @@ export function shareComponents<T extends object>(document: T): T {
   const doc = document as Doc;
   shareSchemas(doc);
   shareParameters(doc);
-  shareErrorResponses(doc);
+  shareResponses(doc);
   shareSecurity(doc);
   return document;
 }
@@ -248,6 +294,7 @@ export function inlineShared<T extends object>(document: T, keepSchemas: Iterabl
     return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, resolve(v)]));
   };
   doc.paths = resolve(doc.paths) as Doc["paths"];
+  if (doc.webhooks) doc.webhooks = resolve(doc.webhooks) as Doc["webhooks"];
   const schemas = Object.fromEntries(
     Object.entries(components.schemas ?? {})
       .filter(([name]) => keep.has(name))

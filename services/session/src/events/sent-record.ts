@@ -36,11 +36,9 @@ export async function recordSent(platform: Platform, log: Logger, sent: Sent): P
     : shown.endsWith("@c.us")
       ? await identity.lidOf(instanceId, shown.split("@")[0]!)
       : null;
-  // A vote names its poll as the phone's own vote does: ours or someone else's, as stored.
-  const targetFromMe =
-    content.type === "poll_vote"
-      ? ((await messages.get(instanceId, content.pollId).catch(() => null))?.fromMe ?? null)
-      : null;
+  // A vote names its poll, a reaction its message, as the phone's own do: ours or someone else's, as stored.
+  const named = content.type === "poll_vote" ? content.pollId : content.type === "reaction" ? content.targetId : null;
+  const targetFromMe = named ? ((await messages.get(instanceId, named).catch(() => null))?.fromMe ?? null) : null;
   const event = sentEvent(instance, shown, content, options, result, avatarLinks(platform, instance), {
     chatLid,
     chatName: await sent.chatName(shown),

@@ -32,6 +32,14 @@ describe("sent reactions, edits and revocations", () => {
     });
   });
 
+  it("a reaction names the message it reacts to as stored: someone else's too (not always ours)", () => {
+    const reaction = { type: "reaction", targetId: "3A6FRECEIVED", emoji: "👍" } as OutboundContent;
+    const theirs = sentEvent(me, CHAT, reaction, {}, result, avatar, { ...chat, targetFromMe: false });
+    expect(theirs?.payload.messageId).toBe(`false_${CHAT}_3A6FRECEIVED`);
+    const ours = sentEvent(me, CHAT, reaction, {}, result, avatar, { ...chat, targetFromMe: true });
+    expect(ours?.payload.messageId).toBe(`true_${CHAT}_3A6FRECEIVED`);
+  });
+
   it("a poll vote is poll.vote, shaped as the phone's own vote (the poll named as ours or theirs)", () => {
     const vote = { type: "poll_vote", pollId: "3EB0POLL0001", votes: ["sim", "não"] } as OutboundContent;
     const theirs = sentEvent(me, CHAT, vote, {}, result, avatar, chat);

@@ -88,8 +88,9 @@ export function sentEvent(
   // object made by spreading another takes a slow path (~1.5 µs each, measured), and this runs for
   // every send.
   const shownChat = result.chatId || chatId;
-  const target = (targetId: string) =>
-    targetId.includes("_") ? targetId : formatMessageId({ fromMe: true, chatId: shownChat, id: targetId });
+  // Edits and revocations name our own messages; a reaction names whichever it reacts to (`chat.targetFromMe`).
+  const target = (targetId: string, fromMe = true) =>
+    targetId.includes("_") ? targetId : formatMessageId({ fromMe, chatId: shownChat, id: targetId });
   const payload: Record<string, unknown> = {
     id: formatMessageId({ fromMe: true, chatId: shownChat, id: result.id }),
     chatId: shownChat,
@@ -116,7 +117,7 @@ export function sentEvent(
     // Messages about another message: `type` names what they are, as received ones (events/inbound.ts).
     case "reaction":
       payload.type = "reaction";
-      payload.messageId = target(content.targetId);
+      payload.messageId = target(content.targetId, chat.targetFromMe ?? true);
       payload.emoji = content.emoji;
       return { kind: "message.reaction", payload };
     case "edit":
