@@ -4,11 +4,15 @@ export interface HelpdeskRelayInput {
   instanceId: string;
   appId: string;
   chatId: string;
-  item: HelpdeskItem;
+  /** The chat's items in order; done ones are skipped when the batch runs again. */
+  items: HelpdeskItem[];
 }
 
 /** The help-desk connector's activity (services/worker/src/helpdesk/activities.ts). */
 export interface HelpdeskActivities {
-  /** Shows an event in the help desk, or sends an agent's reply; throws what is worth trying again. */
-  relayHelpdeskItem(input: HelpdeskRelayInput): Promise<string>;
+  /**
+   * Shows events in the help desk and sends agents' replies, in order; throws what is worth trying
+   * again (the whole batch runs again: what was done is found done by its mapping).
+   */
+  relayHelpdeskItems(input: HelpdeskRelayInput): Promise<number>;
 }

@@ -10,15 +10,15 @@ import type { Client } from "@temporalio/client";
 export const HELPDESK_WORKFLOW = "helpdeskConversation";
 
 /**
- * Hands an item to its chat's help-desk workflow (workflows/src/helpdesk.ts), starting it when
+ * Hands items to their chat's help-desk workflow (workflows/src/helpdesk.ts), starting it when
  * idle: the event intake (worker) and the help desk's hook (gateway) both come this way, so one
- * chat's events and agents' replies share one ordered line. Resolves once Temporal holds the item.
+ * chat's events and agents' replies share one ordered line. Resolves once Temporal holds the items.
  */
 export async function signalHelpdesk(
   client: Client,
   taskQueue: string,
   target: { instanceId: string; appId: string; chatId: string },
-  item: HelpdeskItem,
+  items: HelpdeskItem[],
 ): Promise<void> {
   const args: [HelpdeskConversationInput] = [target];
   await client.workflow.signalWithStart(HELPDESK_WORKFLOW, {
@@ -26,6 +26,6 @@ export async function signalHelpdesk(
     taskQueue,
     args,
     signal: HELPDESK_ITEM_SIGNAL,
-    signalArgs: [item],
+    signalArgs: [items],
   });
 }

@@ -31,7 +31,7 @@ export function registerHelpdeskHook(
     const found = await agentReply(platform, helpdesk, parsed.data);
     if (typeof found === "string") return { ignored: found };
     try {
-      await signalHelpdesk(await temporal(), config.TEMPORAL_TASK_QUEUE, found.target, found.item);
+      await signalHelpdesk(await temporal(), config.TEMPORAL_TASK_QUEUE, found.target, [found.item]);
     } catch (err) {
       // Nothing holds the reply: say so (Chatwoot does not retry; docs/helpdesk.md, Limits).
       req.log.error({ err, appId: helpdesk.id }, "help desk: an agent's reply could not be taken");

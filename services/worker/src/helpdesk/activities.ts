@@ -21,17 +21,24 @@ export interface HelpdeskDeps {
 export function createHelpdeskActivities(deps: HelpdeskDeps): HelpdeskActivities {
   const { platform, log } = deps;
   return {
-    async relayHelpdeskItem({ instanceId, appId, chatId, item }: HelpdeskRelayInput): Promise<string> {
+    async relayHelpdeskItems({ instanceId, appId, chatId, items }: HelpdeskRelayInput): Promise<number> {
       const app = await platform.apps.helpdesk(instanceId, appId);
-      if (!app?.enabled) return "app-gone"; // deleted or disabled meanwhile: nothing more to relay
+      if (!app?.enabled) return 0; // deleted or disabled meanwhile: nothing more to relay
       const client = new ChatwootClient(app, platform.config.WEBHOOK_ALLOW_PRIVATE);
+      // A batch run again after a failure: its first items are done (their mappings say so), and
+      // one may have been written without its answer (looked for by source_id).
+      const retrying = Context.current().info.attempt > 1;
+      let done = 0;
       try {
-        if (item.kind === "agent")
-          return await sendAgentReply({ platform, send: deps.send }, app, client, chatId, item);
-        const retrying = Context.current().info.attempt > 1;
-        const outcome = await relayEvent({ platform, sessions: deps.sessions }, app, client, item, retrying);
-        if (outcome === "relayed") deps.latency?.observe((Date.now() - item.publishedAt) / 1000);
-        return outcome;
+        for (const item of items) {
+          if (item.kind === "agent") await sendAgentReply({ platform, send: deps.send }, app, client, chatId, item);
+          else {
+            const outcome = await relayEvent({ platform, sessions: deps.sessions }, app, client, item, retrying);
+            if (outcome === "relayed") deps.latency?.observe((Date.now() - item.publishedAt) / 1000);
+          }
+          done++;
+        }
+        return done;
       } catch (err) {
         if (!(err instanceof ChatwootError)) throw err;
         if (err.status === 404) {
@@ -41,7 +48,7 @@ export function createHelpdeskActivities(deps: HelpdeskDeps): HelpdeskActivities
         }
         // A wrong token or a forbidden inbox can be mended by changing the app: keep trying for the day.
         if (err.permanent && err.status !== 401 && err.status !== 403) {
-          log.warn({ instanceId, appId, chatId, err: err.message }, "help desk refused an item: dropped");
+          log.warn({ instanceId, appId, chatId, err: err.message }, "help desk refused an item: the batch dropped");
           throw ApplicationFailure.nonRetryable(err.message, "HelpdeskRefused");
         }
         throw err;

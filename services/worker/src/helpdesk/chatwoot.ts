@@ -34,12 +34,17 @@ export interface NewMessage {
 
 /** A Chatwoot answer other than 2xx: the relay decides whether trying again can help. */
 export class ChatwootError extends Error {
+  /** The answer's first 300 characters (a proxy's error page is no use in every log line). */
+  readonly body: string;
+
   constructor(
     readonly status: number,
-    readonly body: string,
+    body: string,
     what: string,
   ) {
-    super(`chatwoot ${what}: HTTP ${status} ${body.slice(0, 300)}`);
+    const short = body.length > 300 ? `${body.slice(0, 300)}…` : body;
+    super(`chatwoot ${what}: HTTP ${status} ${short.replace(/\s+/g, " ")}`);
+    this.body = short;
   }
   /**
    * 4xx other than 408/429 will answer the same however often it is asked (bad config, bad data) —

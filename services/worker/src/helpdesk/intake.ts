@@ -1,4 +1,10 @@
-import { type EventEnvelope, HELPDESK_EVENT_KINDS, type HelpdeskEventKind, normalizeChatId } from "@gw/contracts";
+import {
+  type EventEnvelope,
+  HELPDESK_EVENT_KINDS,
+  type HelpdeskEventItem,
+  type HelpdeskEventKind,
+  normalizeChatId,
+} from "@gw/contracts";
 import type { Logger, Platform } from "@gw/platform";
 import { signalHelpdesk } from "@gw/sending";
 import type { Client } from "@temporalio/client";
@@ -21,8 +27,8 @@ const NEVER = /@(broadcast|newsletter)$/;
  * The help-desk connector's input (docs/helpdesk.md): a consumer group of its own on the event
  * streams (the dispatcher's webhook deliveries and this never wait on each other). Each message
  * event of an instance with an enabled `helpdesk` app is handed to its chat's workflow
- * (workflows/src/helpdesk.ts); one chat's events are handed over in stream order, chats in
- * parallel. An entry is acknowledged once Temporal holds its item, so a crash loses nothing; an
+ * (workflows/src/helpdesk.ts); one chat's events of a read are handed over together, in stream
+ * order, chats and shards in parallel. An entry is acknowledged once Temporal holds its item, so a crash loses nothing; an
  * entry read again is handed over again and the workflow drops the second copy by event id.
  */
 export class HelpdeskIntake {
@@ -78,7 +84,7 @@ export class HelpdeskIntake {
         )) as [string, Entry[]][] | null;
         const backlog = ids[0] === "0";
         const any = (res ?? []).some(([, entries]) => entries.length > 0);
-        for (const [stream, entries] of res ?? []) await this.handle(stream, entries);
+        await Promise.all((res ?? []).map(([stream, entries]) => this.handle(stream, entries)));
         if (backlog && !any) ids = this.streams.map(() => ">");
       } catch (err) {
         if (!this.running) return;
@@ -115,9 +121,13 @@ export class HelpdeskIntake {
     }
   }
 
-  /** One chat's entries one after the other, chats in parallel; acknowledges what Temporal took. */
+  /**
+   * One signal per chat with its entries in stream order (a chat's burst is one hand-over, not one
+   * each); chats in parallel. Acknowledges what Temporal took; a chat whose hand-over failed stays
+   * pending whole (claimed again later, in order).
+   */
   private async handle(stream: string, entries: Entry[]): Promise<void> {
-    const byChat = new Map<string, { id: string; run: () => Promise<void> }[]>();
+    const byChat = new Map<string, { ids: string[]; env: EventEnvelope; items: HelpdeskEventItem[] }>();
     const done: string[] = [];
     for (const [id, fields] of entries) {
       const field = (name: string) => fields[fields.indexOf(name) + 1];
@@ -129,38 +139,37 @@ export class HelpdeskIntake {
       }
       const env = JSON.parse(body) as EventEnvelope;
       const chatId = typeof env.payload.chatId === "string" ? env.payload.chatId : "";
-      const list = byChat.get(`${env.instanceId} ${chatId}`) ?? [];
-      list.push({ id, run: () => this.handOver(env, kind as HelpdeskEventKind, chatId) });
-      byChat.set(`${env.instanceId} ${chatId}`, list);
+      const key = `${env.instanceId} ${chatId}`;
+      const chat = byChat.get(key) ?? { ids: [], env, items: [] };
+      chat.ids.push(id);
+      chat.items.push({
+        kind: "event",
+        eventId: env.id,
+        event: kind as HelpdeskEventKind,
+        publishedAt: env.timestamp,
+        payload: env.payload,
+      });
+      byChat.set(key, chat);
     }
     await Promise.all(
-      [...byChat.values()].map(async (list) => {
-        for (const { id, run } of list) {
-          try {
-            await run();
-            done.push(id);
-          } catch (err) {
-            // Left pending (its chat's later entries too, to keep their order): claimed again later.
-            this.log.error({ err, id }, "help-desk intake: handing over failed");
-            return;
-          }
+      [...byChat.values()].map(async ({ ids, env, items }) => {
+        try {
+          await this.handOver(env.instanceId, String(env.payload.chatId ?? ""), items);
+          done.push(...ids);
+        } catch (err) {
+          this.log.error({ err, ids: ids.length, instanceId: env.instanceId }, "help-desk intake: handing over failed");
         }
       }),
     );
     if (done.length) await this.platform.redis.xack(stream, HELPDESK_GROUP, ...done);
   }
 
-  private async handOver(env: EventEnvelope, event: HelpdeskEventKind, chatId: string): Promise<void> {
-    const app = await this.platform.apps.enabled(env.instanceId, "helpdesk");
+  private async handOver(instanceId: string, chatId: string, items: HelpdeskEventItem[]): Promise<void> {
+    const app = await this.platform.apps.enabled(instanceId, "helpdesk");
     if (!app || !chatId || NEVER.test(chatId)) return;
     const config = app.config as { ignoreGroups?: boolean; ignoreChats?: string[] };
     if (config.ignoreGroups !== false && chatId.endsWith("@g.us")) return;
     if (config.ignoreChats?.some((c) => (normalizeChatId(c) ?? c) === chatId)) return;
-    await signalHelpdesk(
-      this.temporal,
-      this.opts.taskQueue,
-      { instanceId: env.instanceId, appId: app.id, chatId },
-      { kind: "event", eventId: env.id, event, publishedAt: env.timestamp, payload: env.payload },
-    );
+    await signalHelpdesk(this.temporal, this.opts.taskQueue, { instanceId, appId: app.id, chatId }, items);
   }
 }
