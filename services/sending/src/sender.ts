@@ -10,6 +10,7 @@ import type { Config, Platform } from "@gw/platform";
 import type { SessionDirectory } from "@gw/session";
 import { ChatResolver } from "./chat-resolution.ts";
 import { type ComposeDeps, compose, precheck } from "./compose/index.ts";
+import { keepMedia } from "./media/index.ts";
 
 export type SendTarget = Pick<Instance, "id" | "kind" | "connectionStatus" | "statusReason">;
 
@@ -71,6 +72,9 @@ export class Sender {
       options.id = opts.networkId;
       options.derivedId = true;
     }
+    // The bytes in the media store before the network sends them (media/keep.ts says why). A
+    // store that fails does not fail the send: the pod's record tries again and logs it.
+    await keepMedia(this.platform.media, instance.id, composed.content).catch(() => {});
     const result = await owner.send(instance.id, chatId, composed.content, options);
     const resultChat = result.chatId || chatId;
     return {

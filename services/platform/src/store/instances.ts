@@ -50,6 +50,8 @@ export class InstanceStore {
     private readonly invalidations: Invalidations,
     private readonly opts: InstanceStoreOptions,
     private readonly cloud: CloudCredentialStore,
+    /** What else goes with a deleted instance (its media in the media store). */
+    private readonly onDeleted?: (id: string) => Promise<unknown>,
   ) {}
 
   async create(input: CreateInstanceInput): Promise<{ instance: Instance; token: string }> {
@@ -150,6 +152,8 @@ export class InstanceStore {
     await this.cloud.delete(id);
     await this.repos.instances.remove(id);
     await this.invalidate(id);
+    // Last, after the instance is gone for every request: nothing can add media meanwhile.
+    await this.onDeleted?.(id);
   }
 
   /** A new token; the old one stops working at once on every replica (auth is read per request). */

@@ -29,7 +29,10 @@ export const referenceKinds: Pick<ComposerTable, "poll/vote" | "forward"> = {
     compose: async ({ instance, req: { body: b }, deps }, options) => {
       const chatId = requireChat(b);
       const stored = await forwardable(instance.id, b.messageId, deps);
-      return { chatId, content: stored.content, options: { ...options, forwarded: true } };
+      // The record keeps a reference to its media: the bytes come back from the media store.
+      const content = await deps.messages.contentWithMedia(instance.id, stored);
+      if (!content) throw invalid("messageId", "a mídia desta mensagem não está mais disponível");
+      return { chatId, content, options: { ...options, forwarded: true } };
     },
   },
 };

@@ -4,5 +4,6 @@
  */
 export type { HostLookup } from "@gw/platform/url-guard";
 export { type ConvertOptions, convertVideo, convertVoice, ffmpegAvailable } from "./convert.ts";
+export { keepMedia } from "./keep.ts";
 export { type FileInput, type LoadedFile, type LoadOptions, loadFile } from "./load.ts";
 export { sniffMimetype } from "./sniff.ts";

@@ -12,7 +12,7 @@ const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? 
 export const networkIdOf = (apiId: string) => parseMessageId(apiId)?.id ?? apiId;
 
 export interface RelayDeps {
-  platform: Pick<Platform, "redis" | "keys" | "messages">;
+  platform: Pick<Platform, "redis" | "keys" | "messages" | "media">;
   sessions: SessionDirectory;
 }
 
@@ -52,7 +52,11 @@ export async function relayEvent(
   }
   if (item.event === "message.reaction" && !str(p.emoji)) return "skipped"; // a reaction taken back
 
-  const place = await placeOf(deps.platform, app, client, { chatId, name: nameOf(p, chatId) });
+  const place = await placeOf(deps.platform, app, client, {
+    chatId,
+    name: nameOf(p, chatId),
+    incoming: p.fromMe !== true,
+  });
   const message = await compose(deps, app, item, place);
   const sourceId = HELPDESK_SOURCE_PREFIX + (item.event === "message.any" ? nid : item.eventId);
   message.source_id = sourceId;
@@ -100,12 +104,14 @@ async function compose(deps: RelayDeps, app: HelpdeskApp, item: HelpdeskEventIte
       content = str(p.text) ?? "";
       const media = p.media as { mimetype?: string; filename?: string | null } | undefined;
       if (media) {
-        const bytes = await messageMedia(deps.platform, deps.sessions, app.instanceId, networkIdOf(String(p.id)));
-        if (bytes) {
+        const found = await messageMedia(deps.platform, deps.sessions, app.instanceId, networkIdOf(String(p.id)));
+        // Read whole from the media store: the help desk's upload is one multipart body.
+        const bytes = found ? await deps.platform.media.read(app.instanceId, found.media.sha256) : null;
+        if (found && bytes) {
           attachment = {
-            filename: bytes.filename ?? media.filename ?? `${String(p.type)}.${extOf(bytes.mimetype)}`,
-            mimetype: bytes.mimetype,
-            bytes: Buffer.from(bytes.data, "base64"),
+            filename: found.filename ?? media.filename ?? `${String(p.type)}.${extOf(found.mimetype)}`,
+            mimetype: found.mimetype,
+            bytes,
           };
         } else content ||= `[${String(p.type)}: mídia indisponível]`;
       }

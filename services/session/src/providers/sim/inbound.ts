@@ -26,6 +26,17 @@ const MEDIA = new Set(["image", "video", "audio", "voice", "document", "sticker"
 
 const str = (v: unknown) => (typeof v === "string" ? v : null);
 
+/**
+ * The frame as `raw` (the events' and read model's `_data`) without its media's base64: the
+ * bytes reach the media store with the message (`mediaData`, `content`), never an event stream.
+ */
+function rawOf(f: SimMessageFrame): SimMessageFrame {
+  const media = f.message.media;
+  if (!media || typeof media !== "object" || !("data" in media)) return f;
+  const { data: _bytes, ...rest } = media as Record<string, unknown>;
+  return { ...f, message: { ...f.message, media: rest } };
+}
+
 /** A simnet message frame in the provider contract's inbound shape. */
 export function simInbound(f: SimMessageFrame): InboundMessage {
   const c = f.message;
@@ -45,7 +56,7 @@ export function simInbound(f: SimMessageFrame): InboundMessage {
     ...(f.mentions ? { mentions: f.mentions } : {}),
     ...(f.forwarded ? { forwarded: true } : {}),
     origin: f.origin ?? null,
-    raw: f,
+    raw: rawOf(f),
     content: c as unknown as OutboundContent,
   };
   if (MEDIA.has(c.type)) {
