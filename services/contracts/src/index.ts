@@ -37,4 +37,5 @@ export * from "./send.ts";
 export * from "./session.ts";
 export * from "./session-ops.ts";
 export * from "./status-reasons.ts";
+export * from "./streams.ts";
 export * from "./webhooks.ts";

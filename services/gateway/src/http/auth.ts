@@ -1,5 +1,5 @@
 import { ApiError } from "@gw/contracts";
-import type { Platform } from "@gw/platform";
+import { type Config, type Platform, secretMatches } from "@gw/platform";
 import type { FastifyRequest } from "fastify";
 import type { Caller } from "../trpc/context.ts";
 
@@ -50,4 +50,12 @@ export async function authenticateInstance(
   if (verdict.code === "rate_limited")
     throw new ApiError("rate_limited", undefined, undefined, verdict.retryAfterSeconds);
   throw new ApiError(verdict.code);
+}
+
+/** The operator's token (`Authorization: Bearer`): the admin REST routes and the admin stream. */
+export function authenticateAdmin(req: FastifyRequest, config: Pick<Config, "ADMIN_TOKEN">): void {
+  const token = bearer(req);
+  if (!token) throw new ApiError("missing_token", "Token de administrador ausente (Authorization: Bearer).");
+  if (!secretMatches(token, config.ADMIN_TOKEN))
+    throw new ApiError("invalid_token", "Token de administrador inválido.");
 }

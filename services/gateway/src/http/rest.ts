@@ -8,14 +8,14 @@ import {
   QUEUE_ID_RE,
   WEBHOOK_ID_RE,
 } from "@gw/contracts";
-import { type Config, compileProcedure, type Platform, secretMatches } from "@gw/platform";
+import { type Config, compileProcedure, type Platform } from "@gw/platform";
 import { IDEMPOTENCY_KEY_RE, type Sending } from "@gw/sending";
 import type { SessionDirectory } from "@gw/session";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { appRouter } from "../routers/index.ts";
 import { type Caller, type Context, requestContext } from "../trpc/context.ts";
 import type { Meta } from "../trpc/meta.ts";
-import { authenticateInstance, bearer } from "./auth.ts";
+import { authenticateAdmin, authenticateInstance } from "./auth.ts";
 import { registerShadowedMethods } from "./methods.ts";
 import { coercedNumberFields, refuseEmptyNumbers } from "./query-numbers.ts";
 
@@ -85,10 +85,7 @@ export function registerRestRoutes(
   const authenticate = async (req: FastifyRequest, meta: Meta, params: Record<string, string>): Promise<Caller> => {
     if (meta.auth === "none") return { kind: "anonymous" };
     if (meta.auth === "admin") {
-      const token = bearer(req);
-      if (!token) throw new ApiError("missing_token", "Token de administrador ausente (Authorization: Bearer).");
-      if (!secretMatches(token, config.ADMIN_TOKEN))
-        throw new ApiError("invalid_token", "Token de administrador inválido.");
+      authenticateAdmin(req, config);
       return { kind: "admin" };
     }
     return authenticateInstance(platform, req, params.instanceId ?? "");

@@ -213,7 +213,7 @@ export const eventsRouter = router({
         tags: ["Events"],
         summary: "Recent events (7 days), newest first",
         description:
-          "`kind`: one kind or several separated by commas; `since`/`until`: ms timestamps, inclusive; `cursor`: the `nextCursor` of the previous page.",
+          "`kind`: one kind or several separated by commas; `since`/`until`: ms timestamps, inclusive; `cursor`: the `nextCursor` of the previous page. Live: `GET …/events/stream` (SSE) and `…/ws` (WebSocket), resumable by event id (docs/streams.md).",
       },
     })
     .input(

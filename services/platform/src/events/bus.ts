@@ -11,6 +11,10 @@ import type { Redis } from "ioredis";
 import { base32Of, ulidTime } from "../infra/ids.ts";
 import type { Keys } from "../infra/keys.ts";
 import type { ScriptBatch } from "../infra/script-batch.ts";
+import { ALL_EVENTS_MAXLEN, allEventsKeys, watchAllEvents } from "./all-events.ts";
+import { entriesAfter, followStreams, lastStreamId, locateEvent, type StoredEvent, storedEvent } from "./stored.ts";
+
+export { compareStreamIds, type StoredEvent } from "./stored.ts";
 
 // Random bytes from a pool refilled 4 KiB at a time (a multiple of an id's 16): ids are made on
 // every event and delivery.
@@ -53,9 +57,10 @@ export function ignoredChat(settings: Instance["settings"] | undefined, chatId: 
 }
 
 /**
- * KEYS: shard stream, the instance's 7-day stream. ARGV: maxLen, minId, ttl ms (0: leave the
- * TTL), id, event, instanceId, envelope, dispatch (1|0). XADD to the shard stream (capped; only
- * when dispatched) and to the 7-day stream.
+ * KEYS: shard stream, the instance's 7-day stream, the all-instances stream's watch key and the
+ * stream (all-events.ts). ARGV: maxLen, minId, ttl ms (0: leave the TTL), id, event, instanceId,
+ * envelope, dispatch (1|0). XADD to the shard stream (capped; only when dispatched), to the 7-day
+ * stream, and (capped) to the all-instances stream while an admin stream watches it.
  */
 const PUBLISH = `
 if ARGV[8] == '1' then
@@ -63,6 +68,9 @@ if ARGV[8] == '1' then
 end
 redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envelope', ARGV[7])
 if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ${ALL_EVENTS_MAXLEN}, '*', 'event', ARGV[5], 'envelope', ARGV[7], 'instanceId', ARGV[6])
+end
 return 1
 `;
 
@@ -109,6 +117,9 @@ export function eventEnvelope(
 }
 
 export class EventBus {
+  /** The all-instances stream and its watch key (all-events.ts). */
+  private readonly all: ReturnType<typeof allEventsKeys>;
+
   constructor(
     private readonly redis: Redis,
     private readonly k: Keys,
@@ -118,7 +129,8 @@ export class EventBus {
     /** Whether the dispatcher must see an event (webhooks subscribe to it); absent: every event. */
     private readonly dispatched?: (instanceId: string, kind: string) => boolean | Promise<boolean>,
   ) {
-    batch.register("publish", PUBLISH, { keys: 2, args: 8 });
+    batch.register("publish", PUBLISH, { keys: 4, args: 8 });
+    this.all = allEventsKeys(k.prefix);
   }
 
   /** When this process last set the TTL of an instance's 7-day stream (ms). */
@@ -166,7 +178,12 @@ export class EventBus {
     try {
       await this.batch.run(
         "publish",
-        [this.k.events(shardOf(instance.id, this.shards)), this.k.recentEvents(instance.id)],
+        [
+          this.k.events(shardOf(instance.id, this.shards)),
+          this.k.recentEvents(instance.id),
+          this.all.watch,
+          this.all.stream,
+        ],
         [this.maxLen, env.timestamp - RECENT_MS, ttl, env.id, env.event, env.instanceId, body, dispatch ? "1" : "0"],
       );
     } catch (err) {
@@ -250,5 +267,49 @@ export class EventBus {
   async read(shard: number, count = 1000): Promise<EventEnvelope[]> {
     const entries = await this.redis.xrange(this.k.events(shard), "-", "+", "COUNT", count);
     return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf("envelope") + 1]!) as EventEnvelope);
+  }
+
+  // --- Live streams (docs/streams.md): an instance's 7-day stream, or (null) every instance's.
+
+  /** The stream a live client reads: the instance's 7-day history, or (null) the all-instances stream. */
+  streamKey(instanceId: string | null): string {
+    return instanceId === null ? this.all.stream : this.k.recentEvents(instanceId);
+  }
+
+  /** Up to `count` entries of `key` after the stream id `after`, oldest first. */
+  after(key: string, after: string, count: number, instanceId?: string): Promise<StoredEvent[]> {
+    return entriesAfter(this.redis, key, after, count, instanceId);
+  }
+
+  /** The last entry of `key` now ("0-0" and null when none): a client without a cursor starts after it. */
+  tail(key: string): Promise<{ streamId: string; id: string | null }> {
+    return lastStreamId(this.redis, key);
+  }
+
+  /** Where a client that last saw `eventId` resumes in `key` (stored.ts `locateEvent`). */
+  locate(key: string, eventId: string): Promise<{ after: string; found: boolean }> {
+    return locateEvent(this.redis, key, eventId);
+  }
+
+  /**
+   * One blocking read of several streams after their positions, on `conn` (a connection of the
+   * reader's own): entries by stream key. `instanceOf(key)`: the instance of a 7-day stream.
+   */
+  async follow(
+    conn: Redis,
+    keys: string[],
+    positions: string[],
+    opts: { blockMs: number; count: number; instanceOf: (key: string) => string | undefined },
+  ): Promise<[key: string, events: StoredEvent[]][]> {
+    const got = await followStreams(conn, keys, positions, opts);
+    return got.map(([key, rows]) => {
+      const instanceId = opts.instanceOf(key);
+      return [key, rows.map((row) => storedEvent(row, instanceId))];
+    });
+  }
+
+  /** Keeps the all-instances stream filled for the next 30 s (all-events.ts): while an admin stream is open. */
+  watchAll(): Promise<void> {
+    return watchAllEvents(this.redis, this.k.prefix);
   }
 }
