@@ -1,0 +1,43 @@
+/**
+ * Every event kind, as the streams name their SSE events (`event: <kind>`): EventSource hands a
+ * named event only to a listener for that name. A copy, not an import of contracts' `eventKinds`
+ * (that would bundle zod into the page); src/event-kinds.test.ts keeps the two equal.
+ */
+export const EVENT_KINDS = [
+  "message",
+  "message.any",
+  "message.ack",
+  "message.reaction",
+  "message.edited",
+  "message.revoked",
+  "session.status",
+  "queue.sent",
+  "queue.failed",
+  "message.ack.group",
+  "presence.update",
+  "group.join",
+  "group.leave",
+  "group.update",
+  "group.participants",
+  "group.join_request",
+  "poll.vote",
+  "event.response",
+  "call.received",
+  "call.accepted",
+  "call.rejected",
+  "label.upsert",
+  "label.deleted",
+  "label.chat.added",
+  "label.chat.deleted",
+  "template.status",
+  "template.quality",
+  "template.category",
+  "phone.quality",
+  "phone.name",
+  "account.update",
+  "account.alert",
+  "contact.marketing",
+  "contact.sync",
+  "history.sync",
+  "webhook.test",
+] as const;
