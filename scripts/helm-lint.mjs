@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
 import { CHART, documents, helmRunner, must, ROOT } from "./helm-lib.mjs";
 import { ensureKubernetesValidate, KUBERNETES_VALIDATE, validateManifests } from "./kube-validate.mjs";
-import { promqlError, promqlParser } from "./promql-lint.mjs";
+import { checkDashboard, DASHBOARD, exportedMetrics, promqlError, promqlParser } from "./promql-lint.mjs";
 
 const FULL_VALUES = join(CHART, "ci", "full-values.yaml");
 // The oldest Kubernetes the chart supports (Chart.yaml kubeVersion) and the newest whose schemas
@@ -52,26 +53,6 @@ function expectNone(text, what, patterns) {
   for (const unwanted of patterns) {
     if (unwanted.test(text)) throw new Error(`${what} has ${unwanted}`);
   }
-}
-
-/** Metric names the services define with prom-client (plus its default process/nodejs ones). */
-function exportedMetrics() {
-  const names = new Set();
-  const walk = (dir) => {
-    for (const e of readdirSync(dir, { withFileTypes: true })) {
-      if (e.name === "node_modules") continue;
-      const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".ts") && !e.name.endsWith(".test.ts")) {
-        const text = readFileSync(p, "utf8");
-        if (!text.includes("prom-client")) continue;
-        // `new Gauge({ name: "…" })` and fleet-metrics.ts's `gauge("…", …)`.
-        for (const m of text.matchAll(/(?:name:\s*|gauge\(\s*)"([a-z_:][a-z0-9_:]*)"/g)) names.add(m[1]);
-      }
-    }
-  };
-  walk(join(ROOT, "services"));
-  return names;
 }
 
 async function main() {
@@ -516,6 +497,7 @@ async function main() {
       "ServiceMonitor/gw-gateway-session",
       "ServiceMonitor/gw-gateway-worker",
       "PrometheusRule/gw-gateway",
+      "ConfigMap/gw-gateway-dashboard",
       "Job/gw-gateway-temporal-namespace",
       "Secret/gw-gateway-secrets",
     ]) {
@@ -602,6 +584,39 @@ async function main() {
     }
     return own.map(([, name]) => name).join(", ");
   });
+
+  check(
+    "Grafana dashboard ConfigMap: the sidecar's label, the chart's JSON as is, its PromQL valid on exported metrics",
+    () => {
+      const cm = doc(full, "ConfigMap/gw-gateway-dashboard");
+      expectAll(cm, "dashboard ConfigMap", [
+        /^ {2}namespace: monitoring\n/m,
+        /^ {4}grafana_dashboard: "1"\n/m,
+        /^ {4}grafana_folder: Messaging\n/m,
+      ]);
+      const json = parseYaml(cm).data["messaging-gateway-fleet.json"];
+      if (JSON.stringify(JSON.parse(json)) !== JSON.stringify(JSON.parse(readFileSync(DASHBOARD, "utf8"))))
+        throw new Error("the rendered dashboard differs from dashboards/fleet.json");
+      const { errors, count } = checkDashboard(promql, JSON.parse(json), exportedMetrics());
+      if (errors.length) throw new Error(errors.join("\n"));
+      if (objects(rendered).includes("ConfigMap/gw-gateway-dashboard"))
+        throw new Error("dashboard rendered by default");
+      return `${count} expressions`;
+    },
+  );
+
+  check(
+    "tracing: the OpenTelemetry SDK's variables in the ConfigMap when tracing.otlpEndpoint is set, none by default",
+    () => {
+      expectAll(doc(full, "ConfigMap/gw-gateway-config"), "ConfigMap (full)", [
+        /^ {2}OTEL_EXPORTER_OTLP_ENDPOINT: "http:\/\/otel-collector\.monitoring:4318"\n/m,
+        /^ {2}OTEL_TRACES_SAMPLER: "parentbased_traceidratio"\n/m,
+        /^ {2}OTEL_TRACES_SAMPLER_ARG: "0\.25"\n/m,
+      ]);
+      expectNone(rendered, "manifests by default", [/OTEL_/]);
+      return "OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG";
+    },
+  );
 
   // --- Offline validation against the Kubernetes OpenAPI schemas.
   const kv = ensureKubernetesValidate();

@@ -97,7 +97,7 @@ Environment variables the chart sets itself (per role, from the role's values bl
 the Secret); they may not appear in .Values.config.
 */}}
 {{- define "gw.reservedEnv" -}}
-ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET WEBHOOK_SECRET_KEY AUTH_STATE_KEY SMTP_URL MEDIA_LINK_SECRET CLOUD_CREDENTIALS_KEY CLOUD_WEBHOOK_VERIFY_TOKEN POD_ID SESSION_HOST SESSION_PORT SESSION_ADVERTISE_URL SESSION_CAPACITY LEASE_TTL_MS WORKER_HOST WORKER_PORT DISPATCH_CONCURRENCY DISPATCH_CLAIM_IDLE_MS SMTP_FROM
+ROLES HOST PORT INTERNAL_HOST INTERNAL_PORT ADMIN_TOKEN INTERNAL_SECRET WEBHOOK_SECRET_KEY AUTH_STATE_KEY SMTP_URL MEDIA_LINK_SECRET CLOUD_CREDENTIALS_KEY CLOUD_WEBHOOK_VERIFY_TOKEN POD_ID SESSION_HOST SESSION_PORT SESSION_ADVERTISE_URL SESSION_CAPACITY LEASE_TTL_MS WORKER_HOST WORKER_PORT DISPATCH_CONCURRENCY DISPATCH_CLAIM_IDLE_MS  SMTP_FROM MEDIA_STORE MEDIA_DIR MEDIA_RETENTION_DAYS MEDIA_REDIRECT S3_ENDPOINT S3_REGION S3_BUCKET S3_FORCE_PATH_STYLE S3_ACCESS_KEY_ID S3_SECRET_ACCESS_KEY
 {{- end }}
 
 {{/* A config value as an env string: whole floats (YAML numbers) without exponent. */}}
@@ -235,6 +235,59 @@ unset when their key is missing: config.ts derives them).
 {{- end }}
 {{ include "gw.secretEnvVar" (dict "root" . "env" "MEDIA_LINK_SECRET" "name" "mediaLinkSecret" "optional" true) }}
 {{ include "gw.secretEnvVar" (dict "root" . "env" "CLOUD_CREDENTIALS_KEY" "name" "cloudCredentialsKey" "optional" true) }}
+{{- end }}
+
+{{/*
+The media store (values media:, docs/media.md), read by every role: MEDIA_* and, for s3, the
+bucket's S3_* and its optional credentials (left unset: the SDK's default chain).
+*/}}
+{{- define "gw.mediaEnv" -}}
+{{- $m := .Values.media }}
+- name: MEDIA_STORE
+  value: {{ $m.store | quote }}
+- name: MEDIA_RETENTION_DAYS
+  value: {{ $m.retentionDays | toString | quote }}
+- name: MEDIA_REDIRECT
+  value: {{ $m.redirect | toString | quote }}
+{{- if eq $m.store "s3" }}
+- name: S3_BUCKET
+  value: {{ required "media.s3.bucket is required with media.store s3" $m.s3.bucket | quote }}
+- name: S3_REGION
+  value: {{ $m.s3.region | quote }}
+{{- with $m.s3.endpoint }}
+- name: S3_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
+- name: S3_FORCE_PATH_STYLE
+  value: {{ $m.s3.forcePathStyle | toString | quote }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "S3_ACCESS_KEY_ID" "name" "s3AccessKeyId" "optional" true) }}
+{{ include "gw.secretEnvVar" (dict "root" . "env" "S3_SECRET_ACCESS_KEY" "name" "s3SecretAccessKey" "optional" true) }}
+{{- else }}
+- name: MEDIA_DIR
+  value: {{ $m.dir.mountPath | quote }}
+{{- end }}
+{{- end }}
+
+{{/* The media volume's mount (media.store dir), at the indentation of a container's volumeMounts. */}}
+{{- define "gw.mediaVolumeMount" -}}
+{{- if eq .Values.media.store "dir" }}
+- name: media
+  mountPath: {{ .Values.media.dir.mountPath }}
+{{- end }}
+{{- end }}
+
+{{/* The claim the media volume is (media.store dir): existingClaim, else the chart's own. */}}
+{{- define "gw.mediaClaimName" -}}
+{{- default (printf "%s-media" (include "gw.fullname" .)) .Values.media.dir.existingClaim }}
+{{- end }}
+
+{{/* The media volume (media.store dir), at the indentation of a pod spec's volumes. */}}
+{{- define "gw.mediaVolume" -}}
+{{- if eq .Values.media.store "dir" }}
+- name: media
+  persistentVolumeClaim:
+    claimName: {{ include "gw.mediaClaimName" . }}
+{{- end }}
 {{- end }}
 
 {{/* AUTH_STATE_KEY (the session role). */}}

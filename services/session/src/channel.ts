@@ -4,7 +4,7 @@ import { StringDecoder } from "node:string_decoder";
 /**
  * The gateway → session pod channel: one upgraded HTTP connection (`GET /rpc/channel`,
  * `Upgrade: gw-rpc`) that carries many calls at once as newline-delimited JSON. A call is
- * `{"i":n,"op":"send","input":{…}}`, its answer `{"i":n,"s":status,"b":{result}|{api}}` (the
+ * `{"i":n,"op":"send","input":{…}}` (plus `"t"`, its `traceparent`, while tracing), its answer `{"i":n,"s":status,"b":{result}|{api}}` (the
  * body of `POST /rpc/<op>`), in any order. Frames written in one turn of the event loop leave
  * in one socket write: under load, one syscall carries tens of calls where the HTTP hop paid
  * a request, a response and their parsing for each (the hop of every send, `pnpm bench send`).
@@ -24,6 +24,8 @@ export interface CallFrame {
   i: number;
   op: string;
   input: unknown;
+  /** The caller's W3C `traceparent`, while tracing is on (the pod's span joins the caller's trace). */
+  t?: string;
 }
 export interface AnswerFrame {
   i: number;

@@ -1,6 +1,7 @@
 import { request as httpRequest } from "node:http";
 import type { Socket } from "node:net";
 import { ApiError, ERROR_STATUS, type ErrorCode } from "@gw/contracts";
+import { currentTraceparent, inSpan, SpanKind, tracingEnabled } from "@gw/platform/telemetry";
 import { Pool } from "undici";
 import {
   type AnswerFrame,
@@ -28,12 +29,16 @@ export function createSessionClient(url: string, secret: string): SessionApi {
   const pool = new Pool(base, { connections: 64, keepAliveTimeout: 30_000 });
   const headers = { "content-type": "application/json", [INTERNAL_SECRET_HEADER]: secret };
   const channel = new Channel(base, secret);
-  const overHttp = async (op: string, body: string): Promise<{ status: number; body: unknown }> => {
+  const overHttp = async (
+    op: string,
+    body: string,
+    traceparent?: string,
+  ): Promise<{ status: number; body: unknown }> => {
     try {
       const res = await pool.request({
         path: `/rpc/${op}`,
         method: "POST",
-        headers,
+        headers: traceparent ? { ...headers, traceparent } : headers,
         body,
         headersTimeout: CALL_TIMEOUT_MS,
         bodyTimeout: CALL_TIMEOUT_MS,
@@ -47,12 +52,23 @@ export function createSessionClient(url: string, secret: string): SessionApi {
       throw unavailable();
     }
   };
-  const call = async <T>(op: string, input: unknown): Promise<T> => {
+  // Traced as a client span whose `traceparent` the pod continues (role.ts); with tracing off,
+  // straight to the pod with no trace context (the hop of every send: nothing allocated for it).
+  const call = <T>(op: string, input: unknown): Promise<T> =>
+    tracingEnabled()
+      ? inSpan(
+          `session ${op}`,
+          { kind: SpanKind.CLIENT, attributes: { "rpc.system": "gw-rpc", "rpc.method": op } },
+          () => callPod<T>(op, input),
+        )
+      : callPod<T>(op, input);
+  const callPod = async <T>(op: string, input: unknown): Promise<T> => {
     const json = JSON.stringify(input);
+    const traceparent = currentTraceparent();
     const answer =
       (json.length <= CHANNEL_MAX_INPUT && !BULKY_ANSWERS.has(op) && channel.usable()
-        ? await channel.call(op, json)
-        : null) ?? (await overHttp(op, json));
+        ? await channel.call(op, json, traceparent)
+        : null) ?? (await overHttp(op, json, traceparent));
     const body = answer.body as { result?: T } & Partial<RpcErrorBody>;
     if (answer.status === 200) return body.result as T;
     if (body.notHeld) throw new NotHeldHere();
@@ -120,7 +136,7 @@ class Channel {
   }
 
   /** The answer, or null when the channel cannot be opened now (the caller goes over HTTP). */
-  async call(op: string, inputJson: string): Promise<{ status: number; body: unknown } | null> {
+  async call(op: string, inputJson: string, traceparent?: string): Promise<{ status: number; body: unknown } | null> {
     if (!this.writer) {
       this.opening ??= this.open().finally(() => {
         this.opening = undefined;
@@ -132,7 +148,8 @@ class Channel {
     const i = this.next++;
     return new Promise((resolve, reject) => {
       this.pending.set(i, { resolve, reject, at: Date.now() });
-      writer.send(`{"i":${i},"op":${JSON.stringify(op)},"input":${inputJson}}`);
+      const t = traceparent ? `,"t":${JSON.stringify(traceparent)}` : "";
+      writer.send(`{"i":${i},"op":${JSON.stringify(op)}${t},"input":${inputJson}}`);
     });
   }
 

@@ -34,4 +34,18 @@ export interface SessionManagerOptions {
   authStateKey: string;
   providers: Partial<Record<Provider, ProviderFactory>>;
   log: Logger;
+  /** What the pod's metrics see of its leases and sends (metrics.ts); absent in tests and tools. */
+  observer?: SessionObserver;
+}
+
+/** The lease and network events a session pod counts (metrics.ts implements it). */
+export interface SessionObserver {
+  /** A lease taken; `takeover` when the instance was WORKING under its previous owner (handover, failover). */
+  leaseAcquired(takeover: boolean): void;
+  /** A lease lost, the connection dropped at once; `why` as ownership/index.ts `drop` logs it. */
+  leaseLost(why: string): void;
+  /** The provider reports it is reconnecting (a STARTING with a reason: the connection dropped). */
+  reconnect(provider: Provider, reason: string): void;
+  /** A send on the network: counted in flight while `fn` runs, timed to the network's answer. */
+  send<T>(provider: Provider, fn: () => Promise<T>): Promise<T>;
 }

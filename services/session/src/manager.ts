@@ -19,6 +19,7 @@ import {
   type Timelock,
 } from "@gw/contracts";
 import { contentHash, storedHash, validationDetails } from "@gw/platform";
+import { inSpan, SpanKind, tracingEnabled } from "@gw/platform/telemetry";
 import { recordSent } from "./events/sent-record.ts";
 import type { Held, SessionManagerOptions } from "./held.ts";
 import { ConnectionOwner } from "./ownership/index.ts";
@@ -139,7 +140,9 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
         throw invalid("id", "este id já foi usado por outra mensagem");
       }
     }
-    const raw = await this.onNetwork(instanceId, held, () => held.session.send(chatId, content, options));
+    const raw = await this.onNetwork(instanceId, held, () =>
+      this.toNetwork(instanceId, held, chatId, content, options),
+    );
     // Spec 1 rule 3: a lid whose number is known is shown as the number (the lid in chatLid).
     const sentTo = raw.chatId || chatId;
     const shown = (await identity.rewrite(instanceId, sentTo)) ?? sentTo;
@@ -154,6 +157,19 @@ export class SessionManager extends ConnectionOwner implements SessionApi {
       chatName: (chat) => this.chatName(instanceId, held, chat),
     });
     return result;
+  }
+
+  /**
+   * The provider's send, as the pod's metrics (sends in flight, latency to the network's answer)
+   * and traces (a `provider send` span under the operation's) see it.
+   */
+  private toNetwork(instanceId: string, held: Held, chatId: string, content: OutboundContent, options: SendOptions) {
+    const send = () => held.session.send(chatId, content, options);
+    const observer = this.opts.observer;
+    const observed = observer ? () => observer.send(held.provider, send) : send;
+    if (!tracingEnabled()) return observed();
+    const attributes = { "gw.provider": held.provider, "gw.instance_id": instanceId };
+    return inSpan("provider send", { kind: SpanKind.CLIENT, attributes }, observed);
   }
 
   async checkExists(instanceId: string, phone: string): Promise<ExistsResult> {

@@ -5,6 +5,7 @@ import type { Duplex } from "node:stream";
 import { ApiError } from "@gw/contracts";
 import type { Config, Logger, Platform } from "@gw/platform";
 import { apiErrorOf, compileProcedure, type InvokeProcedure, secretMatches } from "@gw/platform";
+import { contextFromTraceparent, inSpan, SpanKind, SpanStatusCode, tracingEnabled } from "@gw/platform/telemetry";
 import Fastify from "fastify";
 import {
   type AnswerFrame,
@@ -16,13 +17,16 @@ import {
 } from "./channel.ts";
 import { INTERNAL_SECRET_HEADER, type RpcErrorBody } from "./client.ts";
 import { SessionManager } from "./manager.ts";
-import { createSessionMetrics } from "./metrics.ts";
+import { createSessionMetrics, timePublishes } from "./metrics.ts";
 import { NotHeldHere } from "./not-held.ts";
 import { createBaileysProvider, parseBaileysVersion } from "./providers/baileys/index.ts";
 import { createCloudProvider } from "./providers/cloud/index.ts";
 import type { ProviderFactory } from "./providers/contract.ts";
 import { createSimProvider } from "./providers/sim/index.ts";
 import { sessionRouter } from "./rpc.ts";
+
+/** An operation's answer; `code`: the error's, for the metrics (none for a success, nor for "not held here": routing, not failure). */
+type Answer = { status: number; body: unknown; code?: string };
 
 /**
  * The session role: a pod that holds network connections under leases and serves their
@@ -48,8 +52,11 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   const metrics = createSessionMetrics({
     podId,
     held: () => manager?.size ?? 0,
+    connections: () => manager?.connections() ?? [],
     ops: Object.keys(sessionRouter._def.procedures),
+    pingRedis: () => platform.ping(),
   });
+  timePublishes(platform, metrics);
   // Unauthenticated like the gateway's internal /metrics: the port is the release's only
   // (NetworkPolicy), and Prometheus (networkPolicy.metricsFrom) scrapes it.
   app.get("/metrics", async (_req, reply) =>
@@ -66,14 +73,31 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
   let ctx: { api: SessionManager } | undefined;
   const authorized = (presented: string | string[] | undefined) =>
     typeof presented === "string" && secretMatches(presented, config.INTERNAL_SECRET);
-  /** One operation: the status and body of its answer, the same over HTTP and the channel. */
-  const run = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
+  /**
+   * One operation: the status and body of its answer, the same over HTTP and the channel. Traced
+   * as a child of the caller's span when the call carries its `traceparent` (client.ts).
+   */
+  const run = async (op: string, input: unknown, traceparent: unknown): Promise<Answer> => {
     const started = performance.now();
-    const answer = await answerOf(op, input);
-    metrics.observe(op, answer.status, (performance.now() - started) / 1000);
+    const answer = tracingEnabled() ? await traced(op, input, traceparent) : await answerOf(op, input);
+    metrics.observe(op, answer.status, (performance.now() - started) / 1000, answer.code);
     return answer;
   };
-  const answerOf = async (op: string, input: unknown): Promise<{ status: number; body: unknown }> => {
+  const traced = (op: string, input: unknown, traceparent: unknown): Promise<Answer> =>
+    inSpan(
+      `session ${op}`,
+      { kind: SpanKind.SERVER, attributes: { "rpc.system": "gw-rpc", "rpc.method": op } },
+      async (span) => {
+        const a = await answerOf(op, input);
+        span?.setAttribute("gw.rpc.status", a.status);
+        if (a.code) span?.setAttribute("gw.error.code", a.code);
+        // A refusal (4xx) is the caller's business; the pod failed only on a 5xx.
+        if (a.status >= 500) span?.setStatus({ code: SpanStatusCode.ERROR, message: a.code ?? String(a.status) });
+        return a;
+      },
+      contextFromTraceparent(traceparent),
+    );
+  const answerOf = async (op: string, input: unknown): Promise<Answer> => {
     const invoke = procedures.get(op);
     if (!invoke) return { status: 404, body: {} };
     try {
@@ -84,20 +108,27 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
       const api = apiErrorOf(err);
       if (!api) {
         log.error({ err, op }, "session rpc failed");
-        return { status: 500, body: { api: { code: "internal_error", message: "Erro interno." } } };
+        return {
+          status: 500,
+          body: { api: { code: "internal_error", message: "Erro interno." } },
+          code: "internal_error",
+        };
       }
       const body: RpcErrorBody = {
         api: { code: api.code, message: api.message, details: api.details, retryAfter: api.retryAfter },
       };
-      if (api instanceof NotHeldHere) body.notHeld = true;
-      return { status: api.status, body };
+      if (api instanceof NotHeldHere) {
+        body.notHeld = true;
+        return { status: api.status, body };
+      }
+      return { status: api.status, body, code: api.code };
     }
   };
   app.post("/rpc/:op", async (req, reply) => {
     if (!authorized(req.headers[INTERNAL_SECRET_HEADER])) {
       return reply.code(401).send({ api: { code: "invalid_token", message: "internal secret missing or wrong" } });
     }
-    const { status, body } = await run((req.params as { op: string }).op, req.body);
+    const { status, body } = await run((req.params as { op: string }).op, req.body, req.headers.traceparent);
     return reply.code(status).send(body);
   });
   // The multiplexed channel (channel.ts): many calls over one connection, frames batched per turn.
@@ -118,8 +149,8 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     socket.on("error", () => {}); // a gateway that went away: its calls have nobody to answer
     const out = new FrameWriter(socket);
     readFrames(socket, head, (frame) => {
-      const { i, op, input } = frame as CallFrame;
-      void run(String(op), input).then(({ status, body }) => {
+      const { i, op, input, t } = frame as CallFrame;
+      void run(String(op), input, t).then(({ status, body }) => {
         out.send(JSON.stringify({ i, s: status, b: body } satisfies AnswerFrame));
       });
     });
@@ -136,6 +167,7 @@ export async function startSessionRole(config: Config, platform: Platform, log: 
     authStateKey: config.AUTH_STATE_KEY,
     providers,
     log: log.child({ role: "session", podId }),
+    observer: metrics.observer,
   });
   await manager.start();
   log.info({ podId, url }, "session pod started");

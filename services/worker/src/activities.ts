@@ -1,6 +1,6 @@
 import type { Logger, Platform } from "@gw/platform";
-import { attemptDelivery } from "@gw/platform";
 import type { RetryInput, RetryResult, WebhookActivities } from "@gw/workflows/activities";
+import { attemptInSpan } from "./delivery-span.ts";
 import type { WorkerMetrics } from "./metrics.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
@@ -30,7 +30,7 @@ export function createActivities(deps: {
         });
         return { done: true, result: "stopped" };
       }
-      const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+      const outcome = await attemptInSpan("retry", target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
       deps.metrics?.deliveries.inc({ by: "retry", outcome: outcome.ok ? "succeeded" : "failed" });
       deps.metrics?.duration.observe(outcome.durationMs / 1000);
       if (outcome.ok) {

@@ -1,14 +1,9 @@
 import { WEBHOOK_RETRY_SCHEDULE_MS } from "@gw/contracts";
-import {
-  attemptDelivery,
-  type Logger,
-  type Platform,
-  ReplicaCache,
-  TurnBatcher,
-  type WebhookTarget,
-} from "@gw/platform";
+import { type Logger, type Platform, ReplicaCache, TurnBatcher, type WebhookTarget } from "@gw/platform";
+import { inSpan } from "@gw/platform/telemetry";
 import type { WebhookRetryInput } from "@gw/workflows";
 import type { Client } from "@temporalio/client";
+import { attemptInSpan } from "./delivery-span.ts";
 import type { WorkerMetrics } from "./metrics.ts";
 import type { Notifier } from "./notifier.ts";
 import { afterFailure } from "./outcomes.ts";
@@ -194,10 +189,19 @@ export class Dispatcher {
     return batcher.add(id);
   }
 
-  private async deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
+  /**
+   * One event to one webhook, traced as a `webhook delivery` span: its first attempt and, after a
+   * failure, the start of its retry workflow, whose attempts join the same trace (tracing.ts).
+   */
+  private deliver(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
+    const attributes = { "gw.webhook_id": target.id, "gw.event": event.event, "gw.event_id": event.id };
+    return inSpan("webhook delivery", { attributes }, () => this.deliverFirst(target, body, event));
+  }
+
+  private async deliverFirst(target: WebhookTarget, body: string, event: { id: string; event: string }): Promise<void> {
     const { webhooks, config } = this.platform;
     const delivery = webhooks.deliveries.newDelivery(target, body, event);
-    const outcome = await attemptDelivery(target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
+    const outcome = await attemptInSpan("dispatcher", target, delivery, { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE });
     this.metrics?.deliveries.inc({ by: "dispatcher", outcome: outcome.ok ? "succeeded" : "failed" });
     this.metrics?.duration.observe(outcome.durationMs / 1000);
     if (outcome.ok) {

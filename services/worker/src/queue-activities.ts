@@ -26,6 +26,8 @@ export function createQueueActivities(deps: {
   sending: Sending;
   sessions: SessionDirectory;
   log: Logger;
+  /** Seconds between a sent item's planned time and the network's answer (the worker's metrics). */
+  scheduleError?: (seconds: number) => void;
 }): QueueActivities {
   const { platform, sending, sessions, log } = deps;
   const store = sending.queue.store;
@@ -103,6 +105,7 @@ export function createQueueActivities(deps: {
       try {
         const res = await sending.sender.send(instance, item.request, { networkId: queueNetworkId(queueId) });
         messageId = res.id;
+        if (item.plannedAt !== null) deps.scheduleError?.(Math.abs(Date.now() - item.plannedAt) / 1000);
       } catch (err) {
         if (!(err instanceof ApiError)) {
           // Our own infrastructure (Redis, a pod's RPC): Temporal retries the activity.

@@ -48,6 +48,11 @@ export abstract class ConnectionOwner {
     return this.held.size;
   }
 
+  /** The connections held now (the pod's metrics count them by provider and status). */
+  connections(): IterableIterator<Held> {
+    return this.held.values();
+  }
+
   async start(): Promise<void> {
     this.subscriber = this.platform.duplicate(`gw-session-${this.opts.podId}`);
     this.subscriber.on("message", () => this.kick());
@@ -186,6 +191,7 @@ export abstract class ConnectionOwner {
       acquireStart,
     );
     this.held.set(instanceId, held);
+    this.opts.observer?.leaseAcquired(held.resume !== null);
     log.info("instance acquired");
     // Taken to be logged out (a stopped instance's logout): unlinked on the network, never started.
     if (await this.platform.redis.sismember(this.platform.keys.logoutPending, instanceId)) {
@@ -230,6 +236,7 @@ export abstract class ConnectionOwner {
     held.closed = true;
     held.resume?.end();
     this.held.delete(instanceId);
+    this.opts.observer?.leaseLost(why);
     this.opts.log.warn({ instanceId, why }, "dropping instance");
     held.session.stop().catch(() => {});
     void settleAbandoned(this.platform, instanceId).catch((err) =>

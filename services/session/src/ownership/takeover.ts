@@ -47,6 +47,10 @@ export function takeOver(
     session: undefined as unknown as ProviderSession,
   };
   const emit = (event: ProviderEvent) => {
+    // A STARTING with a reason is the provider reconnecting on its own (a first connect has none).
+    if (event.type === "status" && event.status === "STARTING" && event.cause) {
+      opts.observer?.reconnect(held.provider, event.cause.reason);
+    }
     // Resuming: its reconnection is not news (the status stays WORKING); anything else ends it.
     // Decided as the provider reports, not in the chain: a window that runs out after the
     // connection opened must not write its STARTING after the WORKING.
