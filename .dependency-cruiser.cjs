@@ -4,6 +4,8 @@
 //   contracts ← platform ← session ← sending ← gateway, worker ← main
 // Tests sit above every layer (they may import anything); simnet, cloudmock, chatwootmock and
 // webhook-verify stand apart (mocks and a client helper) and import no layer above contracts.
+// The console (services/console: browser code in web/, the module serving it in src/) sits beside
+// the gateway, which alone mounts it; it imports only contracts (types, in the browser code).
 const NOT_TEST = "\\.test\\.ts$|/test/|/testing/";
 const layer = (name, from, above) => ({
   name,
@@ -55,6 +57,28 @@ module.exports = {
       "worker",
       "main",
     ]),
+    layer("console-beside-gateway", "console", [
+      "platform",
+      "session",
+      "sending",
+      "gateway",
+      "worker",
+      "main",
+      "simnet",
+      "cloudmock",
+      "chatwootmock",
+      "webhook-verify",
+    ]),
+    {
+      name: "console-mounted-by-gateway-only",
+      severity: "error",
+      comment: "Only the gateway serves the console: no other layer has a use for it.",
+      from: {
+        path: "^services/(contracts|platform|session|sending|worker|main|simnet|cloudmock|chatwootmock|webhook-verify)/",
+        pathNot: NOT_TEST,
+      },
+      to: { path: "^services/console/" },
+    },
     {
       name: "no-test-code-in-production",
       severity: "error",

@@ -205,6 +205,7 @@ try {
   console.log(`
   Messaging gateway running on ${base}
     API reference     ${base}/docs   (OpenAPI: ${base}/v1/openapi.json)
+    Console           ${base}/console   (sign in with the admin token below, or an instance's id and token)
     Temporal UI       ${stack.temporalUi}
     Demo instance     ${demo.id}${demo.reused ? " (reused)" : ""}
     Instance token    ${demo.token}

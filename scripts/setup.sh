@@ -80,3 +80,26 @@ if ! command -v ffmpeg >/dev/null; then
     echo "setup: WARNING:   sudo apt-get install -y --no-install-recommends ffmpeg" >&2
   fi
 fi
+
+# Chromium runs the operator console's browser tests (test/e2e/console*.test.ts, driven by
+# playwright-core at /usr/bin/chromium): Debian's package, since playwright's own browser builds
+# come from outside the package registries and cannot be fetched. A font for its screenshots.
+if [ ! -x /usr/bin/chromium ]; then
+  echo "setup: installing chromium (the console's browser tests)"
+  chromium_install() {
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+  }
+  if command -v apt-get >/dev/null && { chromium_install || { as_root apt-get update -qq >/dev/null && chromium_install; }; } &&
+    [ -x /usr/bin/chromium ]; then
+    echo "setup: $(/usr/bin/chromium --version 2>/dev/null || echo chromium) installed"
+  else
+    echo "setup: WARNING: could not install chromium (needs apt-get and root or passwordless sudo)." >&2
+    echo "setup: WARNING: the console's browser tests will fail; install it by hand:" >&2
+    echo "setup: WARNING:   sudo apt-get install -y --no-install-recommends chromium fonts-dejavu-core" >&2
+  fi
+fi
+
+# The S3-compatible server (moto, from PyPI) that the media store's tests and `pnpm bench storage`
+# run against: installed into .local/tools/moto now, so that the first test run does not wait for
+# pip (scripts/stack-lib.mjs starts it with Redis Stack and Temporal; it reinstalls when its pins change).
+node --input-type=module -e 'import { motoPath } from "./scripts/stack-lib.mjs"; motoPath();'

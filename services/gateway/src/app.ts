@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { registerConsole } from "@gw/console";
 import { ApiError } from "@gw/contracts";
 import type { Config, Platform } from "@gw/platform";
 import { createSending, lazyTemporalClient } from "@gw/sending";
@@ -13,8 +14,10 @@ import { registerInternalTrpc } from "./http/internal.ts";
 import { createMetrics } from "./http/metrics.ts";
 import { registerOfficialWebhook } from "./http/official-webhook.ts";
 import { registerRestRoutes } from "./http/rest.ts";
+import { traceRequests } from "./http/tracing.ts";
 import { registerMcp } from "./mcp/route.ts";
 import { buildOpenApiDocument } from "./openapi/document.ts";
+import { registerStreams } from "./streams/routes.ts";
 
 // Request ids: a random per-process prefix and a counter (no entropy needed per request).
 const ID_PREFIX = `req_${randomBytes(4).toString("hex")}`;
@@ -84,14 +87,17 @@ export async function buildGateway(config: Config, platform: Platform, opts: { l
   acceptEmptyJson(pub);
   registerErrorHandling(pub);
   metrics.instrument(pub);
+  traceRequests(pub);
   registerHealth(pub, platform, temporal);
   let openapi: unknown;
   registerDocs(pub, () => (openapi ??= buildOpenApiDocument(config.PUBLIC_BASE_URL)));
   registerRestRoutes(pub, platform, config, sessions, sending);
   registerMcp(pub, platform, config, sessions, sending);
+  await registerStreams(pub, platform, config);
   registerSignedFiles(pub, platform, sessions);
   registerOfficialWebhook(pub, platform, config, metrics.officialChanges);
   registerHelpdeskHook(pub, platform, config, temporalClient.get);
+  registerConsole(pub, { temporalNamespace: config.TEMPORAL_NAMESPACE });
 
   const internal = Fastify(serverOptions(config, "internal"));
   metrics.instrument(internal);

@@ -4,6 +4,7 @@ import { chatwootMockOptionsFromConfig, createChatwootMock, loadChatwootMockConf
 import { cloudMockOptionsFromConfig, createCloudMock, loadCloudMockConfig } from "@gw/cloudmock";
 import { buildGateway } from "@gw/gateway";
 import { createLogger, createPlatform, loadConfig } from "@gw/platform";
+import { startTracing } from "@gw/platform/telemetry";
 import { startSessionRole } from "@gw/session";
 import { createSimnet, loadSimnetConfig, simnetOptionsFromConfig } from "@gw/simnet";
 import { startWorkerRole } from "@gw/worker";
@@ -15,6 +16,8 @@ try {
   process.stderr.write(`${(err as Error).message}\n`);
   process.exit(78); // EX_CONFIG
 }
+// Before any role makes a span; off (null) unless OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md "Tracing").
+const tracing = startTracing({ serviceName: config.ROLES.join("+"), instanceId: config.POD_ID });
 const log = createLogger(config.LOG_LEVEL, { role: config.ROLES.join(",") });
 const platform = await createPlatform(config);
 const stops: (() => Promise<void>)[] = [];
@@ -70,6 +73,7 @@ async function shutdown(signal: string) {
   timer.unref();
   for (const stop of [...stops, ...lastStops]) await stop();
   await platform.close();
+  await tracing?.shutdown(); // the spans still buffered leave before the exit
   log.info("stopped");
   process.exit(0);
 }

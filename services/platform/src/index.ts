@@ -10,6 +10,7 @@
 //   webhooks/   webhooks, their deliveries and attempts, which kinds their instances subscribe to
 //   cloud/      the official gateway: sealed credentials, inbound webhook inbox, conversation windows
 //   read-model/ messages and chats as the read routes answer them
+//   media/      the media store: every media byte (a directory or an S3 bucket), Redis keeps references
 //   url-guard/  the outbound URL guard (addresses, URLs, guarded connections)
 //   trpc/       compiled procedures and tRPC error mapping (here, not in the gateway: session uses them)
 //   testing/    helpers shared by the tests (never imported by production code)
@@ -34,6 +35,7 @@ export * from "./infra/replica-cache.ts";
 export * from "./infra/script-batch.ts";
 export * from "./infra/turn-batch.ts";
 export * from "./infra/unavailable.ts";
+export * from "./media/index.ts";
 export * from "./platform.ts";
 export * from "./read-model/index.ts";
 export * from "./store/accounts.ts";

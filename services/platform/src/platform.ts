@@ -12,8 +12,10 @@ import { dropIndexIfAny, ensureIndexes } from "./infra/indexes.ts";
 import { Invalidations } from "./infra/invalidations.ts";
 import { keys } from "./infra/keys.ts";
 import { Leases } from "./infra/leases.ts";
+import { createLogger } from "./infra/logger.ts";
 import { createIoRedis, createOmClient } from "./infra/redis.ts";
 import { ScriptBatch } from "./infra/script-batch.ts";
+import { createMediaStore } from "./media/index.ts";
 import { ReadModel } from "./read-model/index.ts";
 import { AccountStore } from "./store/accounts.ts";
 import { AppStore } from "./store/apps.ts";
@@ -52,6 +54,9 @@ export async function createPlatform(config: Config) {
   );
   await ensureIndexes(redis, [...Object.values(repos), webhooks.repo], k);
 
+  // Every media byte lives here; Redis keeps references (docs/media.md "Where media bytes live").
+  const mediaLog = createLogger(config.LOG_LEVEL, { component: "media-store" });
+  const media = createMediaStore(config, (err) => mediaLog.error({ err }, "media store sweep failed"));
   const accounts = new AccountStore(redis, repos, k);
   const cloud = new CloudCredentialStore(
     redis,
@@ -66,6 +71,9 @@ export async function createPlatform(config: Config) {
     invalidations,
     { trialDays: config.TRIAL_DAYS, simProviderEnabled: config.ENABLE_SIM_PROVIDER },
     cloud,
+    // A deleted instance's media go with it (one prefix: the store's addresses are per instance).
+    // A failure (the bucket unreachable) is logged and left to the retention, which removes them too.
+    (id) => media.removeInstance(id).catch((err) => mediaLog.error({ err, instanceId: id }, "deleting media failed")),
   );
   const instanceCache = new InstanceCache(instances, config.INSTANCE_CACHE_MS);
   // The request path's own connection: one script call per event-loop turn (auth/authorizer.ts
@@ -97,7 +105,7 @@ export async function createPlatform(config: Config) {
     events.forget(id);
   });
 
-  const messages = new MessageStore(redis, k, batch);
+  const messages = new MessageStore(redis, k, batch, media);
   const identity = new IdentityMap(redis, k);
   // Link signatures: a key of their own, derived from the internal secret unless given.
   const linkSecret =
@@ -134,7 +142,8 @@ export async function createPlatform(config: Config) {
     groups: new GroupStore(redis, k),
     presence: new PresenceStore(redis, k),
     apps,
-    converted: new ConvertedMediaStore(redis, k),
+    media,
+    converted: new ConvertedMediaStore(redis, k, media),
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },
@@ -144,7 +153,7 @@ export async function createPlatform(config: Config) {
       return createIoRedis(config.REDIS_URL, name);
     },
     async close(): Promise<void> {
-      await Promise.allSettled([redis.quit(), authRedis.quit(), subscriber.quit(), om.quit()]);
+      await Promise.allSettled([redis.quit(), authRedis.quit(), subscriber.quit(), om.quit(), media.close()]);
     },
   };
 }

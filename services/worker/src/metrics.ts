@@ -28,6 +28,12 @@ export function createWorkerMetrics() {
       labelNames: ["outcome"] as const,
       registers: [registry],
     }),
+    queueScheduleError: new Histogram({
+      name: "gateway_queue_schedule_error_seconds",
+      help: "Queued sends: |network's answer - the item's plannedAt| (its delay and typing), the `pnpm bench send` scheduling error",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: [registry],
+    }),
     helpdeskLatency: new Histogram({
       name: "helpdesk_relay_latency_seconds",
       help: "From an event's publication to its message in the help desk (docs/helpdesk.md)",

@@ -15,6 +15,7 @@ import { Notifier } from "./notifier.ts";
 import { OfficialInbound } from "./official-inbound.ts";
 import { createQueueActivities } from "./queue-activities.ts";
 import { QueueReconciler } from "./queue-reconciler.ts";
+import { temporalTracing } from "./tracing.ts";
 
 const require = createRequire(import.meta.url);
 /** The workflows package, bundled by the Temporal worker at start. */
@@ -48,8 +49,9 @@ export async function startWorkerRole(
   installTemporalRuntime(config.LOG_LEVEL);
   const notifier = new Notifier(platform, config, log);
   const metrics = createWorkerMetrics();
+  const tracing = temporalTracing();
   const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
-  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE });
+  const client = new Client({ connection, namespace: config.TEMPORAL_NAMESPACE, interceptors: tracing.client });
 
   // The queue's sends go to the instance's owning session pod, like the gateway's.
   const sessions = new SessionDirectory(platform, config);
@@ -68,9 +70,16 @@ export async function startWorkerRole(
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.TEMPORAL_TASK_QUEUE,
     workflowsPath: WORKFLOWS_PATH,
+    ...tracing.worker,
     activities: {
       ...createActivities({ platform, notifier, log, metrics }),
-      ...createQueueActivities({ platform, sending, sessions, log: log.child({ role: "queue" }) }),
+      ...createQueueActivities({
+        platform,
+        sending,
+        sessions,
+        log: log.child({ role: "queue" }),
+        scheduleError: (seconds) => metrics.queueScheduleError.observe(seconds),
+      }),
       ...createHelpdeskActivities({
         platform,
         sessions,

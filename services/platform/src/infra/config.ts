@@ -64,6 +64,25 @@ export const configSchema = z.object({
   MEDIA_CONVERT_TIMEOUT_MS: z.coerce.number().int().positive().optional(),
   /** Signs media and avatar links (spec 5.7); default derived from INTERNAL_SECRET. Same on every role. */
   MEDIA_LINK_SECRET: z.string().min(16).optional(),
+  // Media store (docs/media.md "Where media bytes live"): every media byte, Redis keeps references.
+  /** `dir`: files under MEDIA_DIR (single machine, or a volume every role mounts); `s3`: a bucket. */
+  MEDIA_STORE: z.enum(["dir", "s3"]).default("dir"),
+  /** The directory store's root (relative to the working directory). */
+  MEDIA_DIR: z.string().min(1).default(".local/media"),
+  /** Days media are kept after the last message that carries them; gone a day later at most. */
+  MEDIA_RETENTION_DAYS: z.coerce.number().int().min(1).default(7),
+  /** `GET /v1/files/…` answers 302 to a presigned URL of the store (s3) instead of streaming the bytes. */
+  MEDIA_REDIRECT: bool.default(false),
+  /** S3 API endpoint (MinIO, R2, GCS interoperability); unset: AWS S3 of S3_REGION. */
+  S3_ENDPOINT: z.url().optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  /** Required with MEDIA_STORE=s3. */
+  S3_BUCKET: z.string().min(3).optional(),
+  /** `bucket` in the path, not the host name (MinIO and most self-hosted servers). */
+  S3_FORCE_PATH_STYLE: bool.default(false),
+  /** Static credentials; unset: the AWS SDK's default chain (env AWS_*, web identity, instance role). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   /** Accept `provider: "sim"` for new instances (development, tests, demos). */
   ENABLE_SIM_PROVIDER: bool.default(false),
   /** How long an instance record may be served from a replica's memory (pub/sub also invalidates it). */
