@@ -4,10 +4,10 @@
 // `EVENT_PAYLOAD_SCHEMAS`, the OpenAPI document's `webhooks`). The message kinds are driven here
 // too, in their official shapes (pricing, referral, interactive replies, the operator's errors,
 // templates). The standard instance's kinds are in event-schemas-standard.test.ts.
-import { type EventKind, eventEnvelopeSchemaOf, eventKinds } from "@gw/contracts";
-import { verify } from "@gw/webhook-verify";
+import { type EventKind, eventKinds } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectJson, until } from "../support/e2e-helpers.ts";
+import { expectJson } from "../support/e2e-helpers.ts";
+import { checkedDelivery, deliveryProblems, type Payload } from "../support/event-checks.ts";
 import { type OfficialNumber, type OfficialRig, startOfficial } from "../support/official.ts";
 import { type Received, type Receiver, startReceiver } from "../support/receiver.ts";
 
@@ -63,7 +63,6 @@ let secret = "";
 let hookId = "";
 const CUSTOMER = "5511966670001";
 
-type Payload = Record<string, any>;
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
   r.c.as(n.token)(`/v1/instances/${n.id}${path}`, init);
 /** A change of the operator's webhook, as the operator sends it (signed by the mock). */
@@ -73,33 +72,8 @@ const change = async (field: string, value: unknown) => {
 };
 const metadata = () => ({ display_phone_number: n.phone, phone_number_id: n.phoneNumberId });
 
-/** Why a delivery is not what the spec and the schemas say: its signature, headers, envelope. */
-function problems(d: Received): string[] {
-  const out: string[] = [];
-  const header = (name: string) => d.headers[name] as string | undefined;
-  const signed = verify({ header: header("x-service-signature"), rawBody: d.rawBody, secret });
-  if (!signed.ok) out.push(`signature: ${signed.reason}`);
-  if (header("x-service-event") !== d.envelope.event) out.push(`X-Service-Event ${header("x-service-event")}`);
-  if (header("x-service-event-id") !== d.envelope.id) out.push(`X-Service-Event-Id ${header("x-service-event-id")}`);
-  if (!/^dlv_[0-9a-z]{26}$/.test(header("x-service-delivery") ?? "")) out.push("X-Service-Delivery");
-  const parsed = eventEnvelopeSchemaOf(d.envelope.event).safeParse(d.envelope);
-  if (!parsed.success) {
-    for (const i of parsed.error.issues) out.push(`${i.path.join(".") || "(envelope)"}: ${i.message}`);
-    out.push(`payload: ${JSON.stringify(d.envelope.payload).slice(0, 2_000)}`);
-  }
-  return out;
-}
-
-/** The payload of the first delivery of `kind` that `match` accepts, once it arrived; checked. */
-async function delivered(kind: EventKind, match: (p: Payload) => boolean = () => true): Promise<Payload> {
-  const got = await until(
-    async () => rx.received.find((d) => d.envelope.event === kind && match(d.envelope.payload as Payload)),
-    `a ${kind} delivery`,
-    20_000,
-  );
-  expect(problems(got), `${kind} ${got.envelope.id}`).toEqual([]);
-  return got.envelope.payload as Payload;
-}
+const problems = (d: Received) => deliveryProblems(d, secret);
+const delivered = (kind: EventKind, match?: (p: Payload) => boolean) => checkedDelivery(rx, secret, kind, match);
 
 beforeAll(async () => {
   r = await startOfficial({ env: { RATE_LIMIT_PER_SECOND: "1000", RATE_LIMIT_BURST: "1000" } });

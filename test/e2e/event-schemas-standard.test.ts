@@ -3,11 +3,11 @@
 // envelope valid against the kind's schema (contracts `EVENT_PAYLOAD_SCHEMAS`, the OpenAPI
 // document's `webhooks`). The operator's kinds are in event-schemas-official.test.ts; simnet has no
 // operator, and the operator mock none of the kinds here.
-import { type EventKind, eventEnvelopeSchemaOf } from "@gw/contracts";
-import { verify } from "@gw/webhook-verify";
+import type { EventKind } from "@gw/contracts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
 import { expectJson, until } from "../support/e2e-helpers.ts";
+import { checkedDelivery, deliveryProblems, type Payload } from "../support/event-checks.ts";
 import { type Received, type Receiver, startReceiver } from "../support/receiver.ts";
 
 /** What simnet makes a standard instance announce, each driven below. */
@@ -49,7 +49,6 @@ const B = "5531962270002"; // a customer who reads everything
 const C = "5531962270003";
 const E = "5531962270005"; // asks to join a group
 
-type Payload = Record<string, any>;
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
   c.as(a.token)(`/v1/instances/${a.id}${path}`, init);
 /** A message a phone sends itself (simnet's control API acting as the phone); its network id. */
@@ -58,33 +57,8 @@ const phoneSends = async (phone: string, to: string, message: Record<string, unk
 const phoneActs = async (phone: string, op: string, args: unknown) =>
   ((await expectJson(await c.sim("POST", `/simnet/phones/${phone}/groups`, { op, args }))) as { result: any }).result;
 
-/** Why a delivery is not what the spec and the schemas say: its signature, headers, envelope. */
-function problems(r: Received): string[] {
-  const out: string[] = [];
-  const header = (name: string) => r.headers[name] as string | undefined;
-  const signed = verify({ header: header("x-service-signature"), rawBody: r.rawBody, secret });
-  if (!signed.ok) out.push(`signature: ${signed.reason}`);
-  if (header("x-service-event") !== r.envelope.event) out.push(`X-Service-Event ${header("x-service-event")}`);
-  if (header("x-service-event-id") !== r.envelope.id) out.push(`X-Service-Event-Id ${header("x-service-event-id")}`);
-  if (!/^dlv_[0-9a-z]{26}$/.test(header("x-service-delivery") ?? "")) out.push("X-Service-Delivery");
-  const parsed = eventEnvelopeSchemaOf(r.envelope.event).safeParse(r.envelope);
-  if (!parsed.success) {
-    for (const i of parsed.error.issues) out.push(`${i.path.join(".") || "(envelope)"}: ${i.message}`);
-    out.push(`payload: ${JSON.stringify(r.envelope.payload).slice(0, 2_000)}`);
-  }
-  return out;
-}
-
-/** The payload of the first delivery of `kind` that `match` accepts, once it arrived; checked. */
-async function delivered(kind: EventKind, match: (p: Payload) => boolean = () => true): Promise<Payload> {
-  const got = await until(
-    async () => rx.received.find((r) => r.envelope.event === kind && match(r.envelope.payload as Payload)),
-    `a ${kind} delivery`,
-    20_000,
-  );
-  expect(problems(got), `${kind} ${got.envelope.id}`).toEqual([]);
-  return got.envelope.payload as Payload;
-}
+const problems = (d: Received) => deliveryProblems(d, secret);
+const delivered = (kind: EventKind, match?: (p: Payload) => boolean) => checkedDelivery(rx, secret, kind, match);
 
 beforeAll(async () => {
   c = await startCluster({

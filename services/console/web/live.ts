@@ -1,6 +1,6 @@
 import type { EventEnvelope } from "@gw/contracts";
+import { eventKinds as EVENT_KINDS } from "@gw/contracts/event-kinds";
 import { ApiFailure, type Credential, call } from "./api.ts";
-import { EVENT_KINDS } from "./event-kinds.ts";
 
 /** What the live log reads from: one instance (its token), or every instance (the admin token). */
 export type LiveScope =

@@ -1,44 +1,8 @@
 import { z } from "zod";
 
-/** Spec 6.2 event kinds. */
-export const eventKinds = [
-  "message",
-  "message.any",
-  "message.ack",
-  "message.reaction",
-  "message.edited",
-  "message.revoked",
-  "session.status",
-  "queue.sent",
-  "queue.failed",
-  "message.ack.group",
-  "presence.update",
-  "group.join",
-  "group.leave",
-  "group.update",
-  "group.participants",
-  "group.join_request",
-  "poll.vote",
-  "event.response",
-  "call.received",
-  "call.accepted",
-  "call.rejected",
-  "label.upsert",
-  "label.deleted",
-  "label.chat.added",
-  "label.chat.deleted",
-  "template.status",
-  "template.quality",
-  "template.category",
-  "phone.quality",
-  "phone.name",
-  "account.update",
-  "account.alert",
-  "contact.marketing",
-  "contact.sync",
-  "history.sync",
-  "webhook.test",
-] as const;
+import { eventKinds } from "./event-kinds.ts";
+
+export { eventKinds };
 export const eventKindSchema = z.enum(eventKinds);
 export type EventKind = z.infer<typeof eventKindSchema>;
 

@@ -1,9 +1,7 @@
-/**
- * Every event kind, as the streams name their SSE events (`event: <kind>`): EventSource hands a
- * named event only to a listener for that name. A copy, not an import of contracts' `eventKinds`
- * (that would bundle zod into the page); src/event-kinds.test.ts keeps the two equal.
- */
-export const EVENT_KINDS = [
+// No zod here: the console's browser bundle imports this list (services/console/web/live.ts).
+
+/** Spec 6.2 event kinds. */
+export const eventKinds = [
   "message",
   "message.any",
   "message.ack",
