@@ -460,8 +460,8 @@ export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
     env: gwEnv,
     service,
     admin,
-    /** `n` instances through `POST /v1/admin/instances`, `concurrency` requests at a time. */
-    async createInstances(n, { concurrency = 16, kind = "standard", name = "bench", provider } = {}) {
+    /** `n` instances through `POST /v1/admin/instances`, `concurrency` requests at a time; `body`: more fields. */
+    async createInstances(n, { concurrency = 16, kind = "standard", name = "bench", provider, body: extra = {} } = {}) {
       const out = new Array(n);
       let next = 0;
       const worker = async () => {
@@ -471,6 +471,7 @@ export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
             name: `${name}-${i}`,
             kind,
             ...(provider ? { provider } : {}),
+            ...extra,
           });
           if (res.status !== 201) throw new Error(`POST /v1/admin/instances: ${res.status} ${await res.text()}`);
           const body = await res.json();
@@ -481,6 +482,18 @@ export async function startGateway({ env = {}, nodeArgs, logFile } = {}) {
       return out;
     },
     stop: (opts) => service.stop(opts),
+  };
+}
+
+/** `api(inst, method, path, json?)` → `{status, body}`: one instance's route, with its token. */
+export function instanceApi(baseUrl) {
+  return async (inst, method, path, json) => {
+    const res = await fetch(`${baseUrl}/v1/instances/${inst.id}${path}`, {
+      method,
+      headers: { "x-instance-token": inst.token, ...(json ? { "content-type": "application/json" } : {}) },
+      body: json ? JSON.stringify(json) : undefined,
+    });
+    return { status: res.status, body: await res.json().catch(() => null) };
   };
 }
 

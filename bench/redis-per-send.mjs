@@ -46,6 +46,7 @@ import { redisPaths } from "../scripts/stack-lib.mjs";
 import {
   cpuMeter,
   freePort,
+  instanceApi,
   intEnv,
   log,
   onCleanup,
@@ -163,26 +164,10 @@ export default async function main() {
       const r = await sim("POST", "/simnet/phones", { phone, pushName: "Bench Contact", autoRead });
       if (r.status !== 201 && r.status !== 200) throw new Error(`POST /simnet/phones: ${r.status}`);
     }
-    const api = async (inst, method, path, json) => {
-      const res = await fetch(`${gw.url}/v1/instances/${inst.id}${path}`, {
-        method,
-        headers: { "x-instance-token": inst.token, ...(json ? { "content-type": "application/json" } : {}) },
-        body: json ? JSON.stringify(json) : undefined,
-      });
-      return { status: res.status, body: await res.json().catch(() => null) };
-    };
-    const instances = [];
-    for (let i = 0; i < n; i++) {
-      const res = await gw.admin("POST", "/v1/admin/instances", {
-        name: `count-${i}`,
-        kind: "standard",
-        provider: "sim",
-        billingStatus: "active",
-      });
-      if (res.status !== 201) throw new Error(`POST /v1/admin/instances: ${res.status} ${await res.text()}`);
-      const body = await res.json();
-      instances.push({ id: body.instance.id, token: body.token, phone: `1555${String(3_000_000 + i)}` });
-    }
+    const api = instanceApi(gw.url);
+    const instances = (
+      await gw.createInstances(n, { concurrency: 4, name: "count", provider: "sim", body: { billingStatus: "active" } })
+    ).map((inst, i) => ({ ...inst, phone: `1555${String(3_000_000 + i)}` }));
     await pool(instances, 4, async (inst) => {
       const r = await api(inst, "POST", "/start");
       if (r.status !== 200) throw new Error(`start ${inst.id}: ${r.status} ${JSON.stringify(r.body)}`);

@@ -28,6 +28,7 @@ import { join } from "node:path";
 import { ensureBucket, redisPaths, up } from "../scripts/stack-lib.mjs";
 import {
   freePort,
+  instanceApi,
   intEnv,
   log,
   onCleanup,
@@ -141,26 +142,15 @@ export default async function main() {
     await waitForHttp(`http://127.0.0.1:${simnetPort}/healthz`, { service: gw.service });
     const sim = simnetClient(`http://127.0.0.1:${simnetPort}`, gw.adminToken);
     await sim("POST", "/simnet/phones", { phone: CONTACT, pushName: "Storage Contact", autoRead: 0 });
-    const api = async (inst, method, path, json) => {
-      const res = await fetch(`${gw.url}/v1/instances/${inst.id}${path}`, {
-        method,
-        headers: { "x-instance-token": inst.token, ...(json ? { "content-type": "application/json" } : {}) },
-        body: json ? JSON.stringify(json) : undefined,
-      });
-      return { status: res.status, body: await res.json().catch(() => null) };
-    };
-    const instances = [];
-    for (let i = 0; i < n; i++) {
-      const res = await gw.admin("POST", "/v1/admin/instances", {
-        name: `storage-${i}`,
-        kind: "standard",
+    const api = instanceApi(gw.url);
+    const instances = (
+      await gw.createInstances(n, {
+        concurrency: 4,
+        name: "storage",
         provider: "sim",
-        billingStatus: "active",
-      });
-      if (res.status !== 201) throw new Error(`POST /v1/admin/instances: ${res.status} ${await res.text()}`);
-      const body = await res.json();
-      instances.push({ id: body.instance.id, token: body.token, phone: `1555${String(4_000_000 + i)}` });
-    }
+        body: { billingStatus: "active" },
+      })
+    ).map((inst, i) => ({ ...inst, phone: `1555${String(4_000_000 + i)}` }));
     await pool(instances, 4, async (inst) => {
       const started = await api(inst, "POST", "/start");
       if (started.status !== 200) throw new Error(`start ${inst.id}: ${started.status}`);

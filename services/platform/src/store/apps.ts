@@ -91,12 +91,27 @@ export class AppStore {
     return JSON.parse(raw) as StoredApp;
   }
 
+  /**
+   * A help desk's hook secret, opened once per process: every listing shows it (the intake asks
+   * for the enabled app on each read), and it never changes for the app's life.
+   */
+  private hookSecret(sealed: string): string {
+    let open = this.openedHooks.get(sealed);
+    if (open === undefined) {
+      if (this.openedHooks.size >= 10_000) this.openedHooks.clear();
+      open = this.sealer.open(sealed);
+      this.openedHooks.set(sealed, open);
+    }
+    return open;
+  }
+  private readonly openedHooks = new Map<string, string>();
+
   /** The record without its secrets; a help desk's hook URL beside it. */
   private shown({ sealed, ...app }: StoredApp): App {
     if (!sealed) return app;
     return {
       ...app,
-      webhookUrl: `${this.publicBaseUrl.replace(/\/$/, "")}${HELPDESK_HOOK_PATH}/${this.sealer.open(sealed.hookSecret)}`,
+      webhookUrl: `${this.publicBaseUrl.replace(/\/$/, "")}${HELPDESK_HOOK_PATH}/${this.hookSecret(sealed.hookSecret)}`,
     };
   }
 
@@ -126,7 +141,7 @@ export class AppStore {
     let app: StoredApp = { id, app: input.app, config: {}, enabled: input.enabled, createdAt: now, updatedAt: now };
     app = this.withConfig(app, input.config);
     if (app.sealed) {
-      const secret = this.sealer.open(app.sealed.hookSecret);
+      const secret = this.hookSecret(app.sealed.hookSecret);
       await this.redis.set(this.k.helpdeskHook(hashOf(secret)), `${instanceId} ${id}`);
     }
     await this.save(instanceId, app);
@@ -143,7 +158,7 @@ export class AppStore {
 
   async delete(instanceId: string, appId: string): Promise<void> {
     const app = await this.storedOne(instanceId, appId);
-    if (app.sealed) await this.redis.del(this.k.helpdeskHook(hashOf(this.sealer.open(app.sealed.hookSecret))));
+    if (app.sealed) await this.redis.del(this.k.helpdeskHook(hashOf(this.hookSecret(app.sealed.hookSecret))));
     await this.redis.hdel(this.k.apps(instanceId), appId);
     await this.invalidations.announce("apps", instanceId);
   }

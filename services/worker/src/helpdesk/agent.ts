@@ -9,9 +9,7 @@ import {
 import type { HelpdeskApp, Platform } from "@gw/platform";
 import type { SendService } from "@gw/sending";
 import type { ChatwootClient } from "./chatwoot.ts";
-import { networkIdOf } from "./relay.ts";
-
-const MAPPING_TTL_S = 7 * 86_400;
+import { helpdeskMappings, networkIdOf } from "./mappings.ts";
 
 export interface AgentDeps {
   platform: Pick<Platform, "redis" | "keys" | "instanceCache">;
@@ -51,6 +49,7 @@ export async function sendAgentReply(
   // Voice notes take no caption: the text goes on its own, first.
   if (text && (parts.length === 0 || parts[0]?.route === "voice"))
     parts.unshift({ route: "text", body: { chatId, text } });
+  const mappings = helpdeskMappings(deps.platform, app.id);
   try {
     for (const [i, part] of parts.entries()) {
       const parsed = sendBodies[part.route].safeParse(part.body);
@@ -61,12 +60,7 @@ export async function sendAgentReply(
         idempotencyKey: `helpdesk-${app.id}-${item.messageId}-${i}`,
       });
       const sent = answer.body as SendResponse;
-      await deps.platform.redis.set(
-        deps.platform.keys.helpdeskMessage(app.id, networkIdOf(sent.id)),
-        `${item.conversationId} ${item.messageId}`,
-        "EX",
-        MAPPING_TTL_S,
-      );
+      await mappings.set(networkIdOf(sent.id), { conversationId: item.conversationId, messageId: item.messageId });
     }
     return "sent";
   } catch (err) {

@@ -1,15 +1,12 @@
-import { HELPDESK_SOURCE_PREFIX, type HelpdeskEventItem, parseMessageId } from "@gw/contracts";
+import { HELPDESK_SOURCE_PREFIX, type HelpdeskEventItem } from "@gw/contracts";
 import type { HelpdeskApp, Platform } from "@gw/platform";
 import { messageMedia, type SessionDirectory } from "@gw/session";
 import { type ChatwootClient, ChatwootError, type NewMessage } from "./chatwoot.ts";
+import { helpdeskMappings, networkIdOf } from "./mappings.ts";
 import { type Place, phoneOf, placeOf } from "./place.ts";
-
-const MAPPING_TTL_S = 7 * 86_400;
 
 type Payload = Record<string, unknown>;
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-/** A message's network id (the part of `{fromMe}_{chatId}_{id}` that stays when the chat's id changes form). */
-export const networkIdOf = (apiId: string) => parseMessageId(apiId)?.id ?? apiId;
 
 export interface RelayDeps {
   platform: Pick<Platform, "redis" | "keys" | "messages" | "media">;
@@ -35,19 +32,20 @@ export async function relayEvent(
   const id = str(p.id);
   const chatId = str(p.chatId);
   if (!id || !chatId) return "skipped";
-  const nid = networkIdOf(id);
-  const mapKey = deps.platform.keys.helpdeskMessage(app.id, item.event === "message.any" ? nid : `${item.eventId}`);
+  // A message by its network id; a reaction, an edit or a revocation by its event.
+  const key = item.event === "message.any" ? networkIdOf(id) : item.eventId;
+  const mappings = helpdeskMappings(deps.platform, app.id);
   // Relayed already, or the agent's own reply coming back as the account's message.
-  if (await deps.platform.redis.exists(mapKey)) return "skipped";
+  if (await mappings.has(key)) return "skipped";
 
   if (item.event === "message.revoked") {
-    const target = await mapped(deps, app, p.messageId);
+    const target = await mapped(mappings, p.messageId);
     if (target) {
       await client.deleteMessage(target.conversationId, target.messageId).catch((err) => {
         if (!(err instanceof ChatwootError && err.status === 404)) throw err;
       });
     }
-    await deps.platform.redis.set(mapKey, "revoked", "EX", MAPPING_TTL_S);
+    await mappings.set(key, "revoked");
     return target ? "relayed" : "skipped";
   }
   if (item.event === "message.reaction" && !str(p.emoji)) return "skipped"; // a reaction taken back
@@ -57,26 +55,23 @@ export async function relayEvent(
     name: nameOf(p, chatId),
     incoming: p.fromMe !== true,
   });
-  const message = await compose(deps, app, item, place);
-  const sourceId = HELPDESK_SOURCE_PREFIX + (item.event === "message.any" ? nid : item.eventId);
+  const message = await compose(deps, app, item, place, mappings);
+  const sourceId = HELPDESK_SOURCE_PREFIX + key;
   message.source_id = sourceId;
   let created: number | undefined;
   if (retrying) {
     created = (await client.latestMessages(place.conversationId)).find((m) => m.source_id === sourceId)?.id;
   }
   created ??= (await client.createMessage(place.conversationId, message)).id;
-  await deps.platform.redis.set(mapKey, `${place.conversationId} ${created}`, "EX", MAPPING_TTL_S);
+  await mappings.set(key, { conversationId: place.conversationId, messageId: created });
   return "relayed";
 }
 
-/** The help-desk message of one of ours (an api id or network id), if relayed. */
-async function mapped(deps: RelayDeps, app: HelpdeskApp, apiId: unknown) {
+type Mappings = ReturnType<typeof helpdeskMappings>;
+const mapped = (mappings: Mappings, apiId: unknown) => {
   const id = str(apiId);
-  if (!id) return null;
-  const found = await deps.platform.redis.get(deps.platform.keys.helpdeskMessage(app.id, networkIdOf(id)));
-  const [conversationId, messageId] = (found ?? "").split(" ").map(Number);
-  return conversationId && messageId ? { conversationId, messageId } : null;
-}
+  return id ? mappings.of(id) : Promise.resolve(null);
+};
 
 function nameOf(p: Payload, chatId: string): string {
   const from = (p.from ?? {}) as Payload;
@@ -84,11 +79,17 @@ function nameOf(p: Payload, chatId: string): string {
   return str(p.chatName) ?? (!isGroup && p.fromMe !== true ? str(from.pushName) : null) ?? phoneOf(chatId) ?? chatId;
 }
 
-async function compose(deps: RelayDeps, app: HelpdeskApp, item: HelpdeskEventItem, place: Place): Promise<NewMessage> {
+async function compose(
+  deps: RelayDeps,
+  app: HelpdeskApp,
+  item: HelpdeskEventItem,
+  place: Place,
+  mappings: Mappings,
+): Promise<NewMessage> {
   const p = item.payload;
   const type = p.fromMe === true ? "outgoing" : "incoming";
   const attributes: Record<string, unknown> = {};
-  const replyTo = await mapped(deps, app, item.event === "message.any" ? p.quotedId : p.messageId);
+  const replyTo = await mapped(mappings, item.event === "message.any" ? p.quotedId : p.messageId);
   if (replyTo && replyTo.conversationId === place.conversationId) attributes.in_reply_to = replyTo.messageId;
   let content: string;
   let attachment: NewMessage["attachment"];
