@@ -17,5 +17,7 @@ export declare function down(): Promise<void>;
 export declare function status(): Promise<{ redis: string; temporal: string; s3: string }>;
 /** Redis Stack's redis-server, redis-cli and module directory (installed once). */
 export declare function redisPaths(): { bin: string; cli: string; lib: string };
+/** Redis Stack's arguments (one list for every place that starts one); `aof`: append-only, fsync every second. */
+export declare function redisServerArgs(opts: { port: number; dir: string; lib: string; aof?: boolean }): string[];
 /** The Temporal CLI (dev server), installed once. */
 export declare function temporalPath(): string;

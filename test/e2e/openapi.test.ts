@@ -45,6 +45,8 @@ const EXPECTED: [string, string][] = [
   ["/admin/instances/{instanceId}/token", "post"],
   ["/admin/instances/{instanceId}/billing", "put"],
   ["/admin/instances/{instanceId}/provisioning", "put"],
+  ["/admin/instances/{instanceId}/shard", "post"],
+  ["/admin/shards", "get"],
   // Connection and pairing (spec 4.1, 4.2)
   ["/instances/{instanceId}/start", "post"],
   ["/instances/{instanceId}/stop", "post"],

@@ -36,6 +36,7 @@ export * from "./queue.ts";
 export * from "./send.ts";
 export * from "./session.ts";
 export * from "./session-ops.ts";
+export * from "./shards.ts";
 export * from "./status-reasons.ts";
 export * from "./streams.ts";
 export * from "./webhooks.ts";

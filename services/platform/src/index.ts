@@ -33,6 +33,7 @@ export * from "./infra/logger.ts";
 export * from "./infra/redis.ts";
 export * from "./infra/replica-cache.ts";
 export * from "./infra/script-batch.ts";
+export * from "./infra/shards/index.ts";
 export * from "./infra/turn-batch.ts";
 export * from "./infra/unavailable.ts";
 export * from "./media/index.ts";

@@ -1,5 +1,5 @@
 import { createHmac } from "node:crypto";
-import { HELPDESK_EVENT_KINDS } from "@gw/contracts";
+import { HELPDESK_EVENT_KINDS, type MoveShardResult } from "@gw/contracts";
 import { RequestAuthorizer } from "./auth/authorizer.ts";
 import { MediaLinks } from "./auth/media-links.ts";
 import { Sealer } from "./auth/sealed.ts";
@@ -8,6 +8,7 @@ import { CloudInbox } from "./cloud/inbox.ts";
 import { ConversationWindows } from "./cloud/windows.ts";
 import { EventBus } from "./events/bus.ts";
 import type { Config } from "./infra/config.ts";
+import { newInstanceId } from "./infra/ids.ts";
 import { dropIndexIfAny, ensureIndexes } from "./infra/indexes.ts";
 import { Invalidations } from "./infra/invalidations.ts";
 import { keys } from "./infra/keys.ts";
@@ -15,6 +16,9 @@ import { Leases } from "./infra/leases.ts";
 import { createLogger } from "./infra/logger.ts";
 import { createIoRedis, createOmClient } from "./infra/redis.ts";
 import { ScriptBatch } from "./infra/script-batch.ts";
+import { byInstance } from "./infra/shards/by-instance.ts";
+import { RedisShards } from "./infra/shards/index.ts";
+import { type MoveOptions, moveInstance } from "./infra/shards/move.ts";
 import { createMediaStore } from "./media/index.ts";
 import { ReadModel } from "./read-model/index.ts";
 import { AccountStore } from "./store/accounts.ts";
@@ -33,12 +37,22 @@ import { WebhookSubscriptions } from "./webhooks/subscriptions.ts";
 /** The shared state layer every role stands on: Redis clients, repositories and stores. */
 export async function createPlatform(config: Config) {
   const k = keys(config.KEY_PREFIX);
-  const redis = createIoRedis(config.REDIS_URL, "gw-main");
+  // Shard 0 is the control shard (REDIS_URL); REDIS_SHARDS adds shards for instances' data, and
+  // `redis` then sends each command to the shard of its keys (infra/shards/).
+  const shardUrls = [config.REDIS_URL, ...config.REDIS_SHARDS];
+  const shards = new RedisShards(
+    k.prefix,
+    shardUrls.map((url, i) => createIoRedis(url, i === 0 ? "gw-main" : `gw-main-${i}`)),
+  );
+  const redis = shards.redis;
   const subscriber = createIoRedis(config.REDIS_URL, "gw-sub");
   // What replicas cache of an instance and how they hear it changed (their own changes at once).
   const invalidations = new Invalidations(redis, subscriber, k.invalidations);
   await subscriber.subscribe(k.invalidations);
+  await shards.start(invalidations);
   const om = await createOmClient(config.REDIS_URL);
+  // The read model's chat records are searched through an index per shard: a redis-om client each.
+  const shardOms = [om, ...(await Promise.all(config.REDIS_SHARDS.map((url) => createOmClient(url))))];
   const repos = createRepositories(om, k);
   // Webhook secrets and a help desk's token and hook secret: sealed with the same key.
   const secrets = new Sealer(config.WEBHOOK_SECRET_KEY);
@@ -69,7 +83,11 @@ export async function createPlatform(config: Config) {
     accounts,
     k,
     invalidations,
-    { trialDays: config.TRIAL_DAYS, simProviderEnabled: config.ENABLE_SIM_PROVIDER },
+    {
+      trialDays: config.TRIAL_DAYS,
+      simProviderEnabled: config.ENABLE_SIM_PROVIDER,
+      newId: () => shards.newInstanceId(newInstanceId),
+    },
     cloud,
     // A deleted instance's media go with it (one prefix: the store's addresses are per instance).
     // A failure (the bucket unreachable) is logged and left to the retention, which removes them too.
@@ -96,7 +114,7 @@ export async function createPlatform(config: Config) {
   invalidations.on("webhooks", (instanceId) => subscriptions.forget(instanceId));
   invalidations.on("apps", (instanceId) => subscriptions.forget(instanceId));
   // The small writes of a turn (events, kept messages, the read model) leave in one script call.
-  const batch = new ScriptBatch(redis);
+  const batch = new ScriptBatch(redis, shards.count > 1 ? (keys) => shards.shardOfKeys(keys) : undefined);
   const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
     subscriptions.wants(id, kind),
   );
@@ -111,15 +129,21 @@ export async function createPlatform(config: Config) {
   const linkSecret =
     config.MEDIA_LINK_SECRET ?? createHmac("sha256", config.INTERNAL_SECRET).update("media-links").digest("hex");
   const mediaLinks = new MediaLinks(linkSecret, config.PUBLIC_BASE_URL);
-  const readModel = new ReadModel(redis, om, k, batch, identity, mediaLinks, {
-    retentionMs: Math.round(config.MESSAGE_RETENTION_DAYS * 86_400_000),
-  });
+  const readModels = shardOms.map(
+    (shardOm) =>
+      new ReadModel(redis, shardOm, k, batch, identity, mediaLinks, {
+        retentionMs: Math.round(config.MESSAGE_RETENTION_DAYS * 86_400_000),
+      }),
+  );
+  const readModel = byInstance(readModels, (id) => shards.of(id), ["forget"]);
   // What the read model remembers to spare reads (read-model/memo.ts) goes with the instance.
   invalidations.on("instance", (id) => readModel.forget(id));
   batch.seal(); // every store above registered its scripts
-  await ensureIndexes(redis, [readModel.chatsRepo], k);
-  // Messages had a search index before their filter sets; it would re-index every message at every ack.
-  await dropIndexIfAny(redis, `${k.readMessageSchema}:index`);
+  for (const [s, shardModel] of readModels.entries()) {
+    await ensureIndexes(shards.clients[s]!, [shardModel.chatsRepo], k);
+    // Messages had a search index before their filter sets; it would re-index every message at every ack.
+    await dropIndexIfAny(shards.clients[s]!, `${k.readMessageSchema}:index`);
+  }
 
   return {
     config,
@@ -132,6 +156,7 @@ export async function createPlatform(config: Config) {
     webhooks,
     keys: k,
     redis,
+    shards,
     accounts,
     instances,
     instanceCache,
@@ -144,16 +169,27 @@ export async function createPlatform(config: Config) {
     apps,
     media,
     converted: new ConvertedMediaStore(redis, k, media),
+    /** Rebalancing (`POST /admin/instances/{id}/shard`): the instance's data to another shard. */
+    async moveInstance(instanceId: string, to: number, opts?: MoveOptions): Promise<MoveShardResult> {
+      await instances.require(instanceId);
+      return moveInstance({ shards, invalidations, keys: k }, instanceId, to, opts);
+    },
     async ping(): Promise<boolean> {
       return (await redis.ping()) === "PONG";
     },
     invalidations,
-    /** A new connection for a role that needs its own (blocking reads, subscriptions). */
-    duplicate(name: string) {
-      return createIoRedis(config.REDIS_URL, name);
+    /** A new connection for a role that needs its own (blocking reads, subscriptions): to `shard` (control). */
+    duplicate(name: string, shard = 0) {
+      return createIoRedis(shardUrls[shard]!, shard === 0 ? name : `${name}-${shard}`);
     },
     async close(): Promise<void> {
-      await Promise.allSettled([redis.quit(), authRedis.quit(), subscriber.quit(), om.quit(), media.close()]);
+      await Promise.allSettled([
+        ...shards.clients.map((c) => c.quit()),
+        authRedis.quit(),
+        subscriber.quit(),
+        ...shardOms.map((o) => o.quit()),
+        media.close(),
+      ]);
     },
   };
 }

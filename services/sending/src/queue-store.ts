@@ -8,7 +8,7 @@ import {
   type QueueStatus,
   type SendRequest,
 } from "@gw/contracts";
-import type { Invalidations, Keys } from "@gw/platform";
+import type { Invalidations, Keys, RedisShards } from "@gw/platform";
 import type { Redis } from "ioredis";
 import { decodeItem, num, type StoredQueueItem } from "./queue-item.ts";
 import { BEGIN_SEND, CANCEL_ALL, ENQUEUE, EXPIRE_DUE, FINISH, NEXT, PLAN, REQUEUE } from "./queue-scripts.ts";
@@ -44,6 +44,8 @@ export class QueueStore {
     private readonly redis: Redis,
     private readonly k: Keys,
     private readonly invalidations: Invalidations,
+    /** The Redis shards (platform infra/shards/): each has its own active set. Default: `redis` alone. */
+    private readonly shards: Pick<RedisShards, "clients" | "client"> = { clients: [redis], client: () => redis },
   ) {}
 
   private keysOf(instanceId: string) {
@@ -346,7 +348,15 @@ export class QueueStore {
 
   /** Instances with pending items (the worker's reconciler restarts their workflows if needed). */
   async activeInstances(): Promise<string[]> {
-    return this.redis.smembers(this.k.queueActive);
+    const sets = await Promise.all(this.shards.clients.map((c) => c.smembers(this.k.queueActive)));
+    return sets.flat();
+  }
+
+  /** Whether the instance has pending items (its shard's active set). */
+  async isActive(instanceId: string): Promise<boolean> {
+    // A local structure (each shard has one): asked of the instance's shard by name, as the routed
+    // client sends it to its shard only beside an instance key.
+    return (await this.shards.client(instanceId).sismember(this.k.queueActive, instanceId)) === 1;
   }
 
   /** Marks the workflow running; answers whether it was not (then the caller must start it). */

@@ -49,7 +49,7 @@ export class SendQueue {
     private readonly temporal: () => Promise<Client>,
     private readonly taskQueue: string,
   ) {
-    this.store = new QueueStore(platform.redis, platform.keys, platform.invalidations);
+    this.store = new QueueStore(platform.redis, platform.keys, platform.invalidations, platform.shards);
     this.modes = new ReplicaCache(platform.config.INSTANCE_CACHE_MS);
     platform.invalidations.on("queue", (instanceId) => this.modes.forget(instanceId));
   }

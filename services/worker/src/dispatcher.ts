@@ -21,6 +21,8 @@ export interface DispatcherOptions {
   claimIdleMs: number;
   /** Tests only: a shortened retry schedule (the real one is asserted in the workflow test). */
   retryScheduleMs?: number[];
+  /** The Redis shard whose streams this dispatcher reads (infra/shards/: one dispatcher per shard). */
+  shard?: number;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface DispatcherOptions {
  */
 export class Dispatcher {
   private readonly reader: ReturnType<Platform["duplicate"]>;
+  /** The shard's own client: its streams are local structures (each shard has them). */
+  private readonly redis: Platform["redis"];
   private readonly targets = new ReplicaCache<WebhookTarget[]>(TARGET_CACHE_MS);
   private running = false;
   private loops: Promise<void>[] = [];
@@ -52,7 +56,8 @@ export class Dispatcher {
     /** Sees every event before its deliveries (the queue reconciler watches reconnections). */
     private readonly onEvent?: (event: string, instanceId: string, body: string) => void,
   ) {
-    this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`);
+    this.reader = platform.duplicate(`gw-dispatch-${opts.consumer}`, opts.shard ?? 0);
+    this.redis = platform.shards.clients[opts.shard ?? 0]!;
   }
 
   /** Between start() and close(): the dispatcher reads the event stream (worker readiness). */
@@ -66,7 +71,7 @@ export class Dispatcher {
 
   async start(): Promise<void> {
     for (const stream of this.streams) {
-      await this.platform.redis.xgroup("CREATE", stream, DISPATCH_GROUP, "0", "MKSTREAM").catch((err: Error) => {
+      await this.redis.xgroup("CREATE", stream, DISPATCH_GROUP, "0", "MKSTREAM").catch((err: Error) => {
         if (!err.message.includes("BUSYGROUP")) throw err;
       });
     }
@@ -124,7 +129,7 @@ export class Dispatcher {
     while (this.running) {
       for (const stream of this.streams) {
         try {
-          const [, entries] = (await this.platform.redis.xautoclaim(
+          const [, entries] = (await this.redis.xautoclaim(
             stream,
             DISPATCH_GROUP,
             this.opts.consumer,
@@ -181,7 +186,7 @@ export class Dispatcher {
     let batcher = this.acks.get(stream);
     if (!batcher) {
       batcher = new TurnBatcher<string, void>(async (ids) => {
-        await this.platform.redis.xack(stream, DISPATCH_GROUP, ...ids);
+        await this.redis.xack(stream, DISPATCH_GROUP, ...ids);
         return ids.map(() => undefined);
       });
       this.acks.set(stream, batcher);

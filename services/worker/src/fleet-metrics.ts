@@ -57,8 +57,15 @@ function groupInfo(raw: unknown): Map<string, unknown> {
 
 async function eventBacklog(platform: Platform): Promise<number> {
   let total = 0;
+  // Every Redis shard has its own event streams (infra/shards/), `EVENT_SHARDS` of them each.
+  for (const redis of platform.shards.clients) total += await shardBacklog(platform, redis);
+  return total;
+}
+
+async function shardBacklog(platform: Platform, redis: Platform["redis"]): Promise<number> {
+  let total = 0;
   for (let shard = 0; shard < platform.events.shards; shard++) {
-    const groups = (await platform.redis.xinfo("GROUPS", platform.keys.events(shard)).catch((err: Error) => {
+    const groups = (await redis.xinfo("GROUPS", platform.keys.events(shard)).catch((err: Error) => {
       // A shard nobody has written to yet (the dispatcher creates it with MKSTREAM).
       if (/no such key/i.test(err.message)) return [];
       throw err;
@@ -99,7 +106,7 @@ async function sessionPods(platform: Platform): Promise<{ pods: number; capacity
 export async function readFleetState(platform: Platform): Promise<FleetState> {
   const [running, active] = await Promise.all([
     platform.redis.smembers(platform.keys.running),
-    platform.redis.smembers(platform.keys.queueActive),
+    Promise.all(platform.shards.clients.map((c) => c.smembers(platform.keys.queueActive))).then((sets) => sets.flat()),
   ]);
   const [withoutOwner, queuePending, backlog, session] = await Promise.all([
     countMissing(platform, running),

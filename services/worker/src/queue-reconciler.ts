@@ -73,8 +73,8 @@ export class QueueReconciler {
    * status event: status events can be many).
    */
   wake(instanceId: string): void {
-    this.platform.redis
-      .sismember(this.platform.keys.queueActive, instanceId)
+    this.sending.queue.store
+      .isActive(instanceId)
       .then((active) =>
         active ? this.client.workflow.getHandle(queueWorkflowId(instanceId)).signal(WAKE_SIGNAL) : undefined,
       )

@@ -91,25 +91,31 @@ export async function startWorkerRole(
   });
   const running = worker.run();
 
-  const dispatcher = new Dispatcher(
-    platform,
-    client,
-    notifier,
-    log.child({ role: "dispatcher" }),
-    {
-      consumer: `${hostname()}-${process.pid}`,
-      concurrency: config.DISPATCH_CONCURRENCY,
-      taskQueue: config.TEMPORAL_TASK_QUEUE,
-      claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
-      retryScheduleMs: opts.retryScheduleMs,
-    },
-    metrics,
-    // A number back online: its waiting queue items try again now, not at their next backoff.
-    (event, instanceId, body) => {
-      if (event === "session.status" && body.includes('"WORKING"')) reconciler.wake(instanceId);
-    },
+  // One dispatcher and one help-desk intake per Redis shard: each shard has its own event streams.
+  const dispatchers = platform.shards.clients.map(
+    (_, shard) =>
+      new Dispatcher(
+        platform,
+        client,
+        notifier,
+        log.child({ role: "dispatcher", ...(shard > 0 ? { shard } : {}) }),
+        {
+          consumer: `${hostname()}-${process.pid}`,
+          concurrency: config.DISPATCH_CONCURRENCY,
+          taskQueue: config.TEMPORAL_TASK_QUEUE,
+          claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
+          retryScheduleMs: opts.retryScheduleMs,
+          shard,
+        },
+        metrics,
+        // A number back online: its waiting queue items try again now, not at their next backoff.
+        (event, instanceId, body) => {
+          if (event === "session.status" && body.includes('"WORKING"')) reconciler.wake(instanceId);
+        },
+      ),
   );
-  await dispatcher.start();
+  for (const d of dispatchers) await d.start();
+  const dispatcher = dispatchers[0]!;
   const officialInbound = new OfficialInbound(
     platform,
     log.child({ role: "official-inbound" }),
@@ -117,16 +123,20 @@ export async function startWorkerRole(
     metrics.officialInbound,
   );
   await officialInbound.start();
-  const helpdesk = new HelpdeskIntake(platform, client, log.child({ role: "helpdesk-intake" }), {
-    consumer: `${hostname()}-${process.pid}`,
-    taskQueue: config.TEMPORAL_TASK_QUEUE,
-    claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
-  });
-  await helpdesk.start();
+  const intakes = platform.shards.clients.map(
+    (_, shard) =>
+      new HelpdeskIntake(platform, client, log.child({ role: "helpdesk-intake" }), {
+        consumer: `${hostname()}-${process.pid}`,
+        taskQueue: config.TEMPORAL_TASK_QUEUE,
+        claimIdleMs: config.DISPATCH_CLAIM_IDLE_MS,
+        shard,
+      }),
+  );
+  for (const intake of intakes) await intake.start();
   reconciler.start();
   const health = await startWorkerHealth(config, platform, client, metrics, {
     temporalWorker: () => worker.getState(),
-    dispatcher: () => dispatcher.reading,
+    dispatcher: () => dispatchers.every((d) => d.reading),
   });
   log.info({ taskQueue: config.TEMPORAL_TASK_QUEUE, health: health.url }, "worker started");
 
@@ -139,8 +149,8 @@ export async function startWorkerRole(
       await health.close();
       reconciler.stop();
       await officialInbound.close();
-      await helpdesk.close();
-      await dispatcher.close();
+      await Promise.all(intakes.map((i) => i.close()));
+      await Promise.all(dispatchers.map((d) => d.close()));
       worker.shutdown();
       await running.catch(() => {});
       await nativeConnection.close();

@@ -1,6 +1,7 @@
 import { mergeRouters, router } from "../trpc/init.ts";
 import { adminAccountsRouter } from "./admin/accounts.ts";
 import { adminInstancesRouter } from "./admin/instances.ts";
+import { adminShardsRouter } from "./admin/shards.ts";
 import { appsRouter } from "./apps.ts";
 import { businessRouter } from "./business.ts";
 import { callsRouter } from "./calls.ts";
@@ -47,6 +48,6 @@ export const appRouter = router({
     contactsRouter,
     callsRouter,
   ),
-  admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter }),
+  admin: router({ accounts: adminAccountsRouter, instances: adminInstancesRouter, shards: adminShardsRouter }),
 });
 export type AppRouter = typeof appRouter;

@@ -30,6 +30,20 @@ export const configSchema = z.object({
   ADMIN_TOKEN: z.string().min(8, "ADMIN_TOKEN must have at least 8 characters"),
   PUBLIC_BASE_URL: z.url().default("http://127.0.0.1:8080"),
   REDIS_URL: z.string().default("redis://127.0.0.1:6390"),
+  /**
+   * More Redis deployments for instances' data, comma-separated (docs/architecture.md "Sharding
+   * the keyspace"): shard 0 is REDIS_URL (the control shard, holding instances too), these are
+   * shards 1, 2, … in order — append only: a shard's number is where its instances are found.
+   */
+  REDIS_SHARDS: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((u) => u.trim())
+        .filter(Boolean),
+    ),
   KEY_PREFIX: z
     .string()
     .regex(/^[a-z0-9_:-]*$/i)

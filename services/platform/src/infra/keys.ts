@@ -1,5 +1,5 @@
-/** What replicas cache per instance and drop when told (`instance` is the instance cache's own). */
-export type InvalidationKind = "instance" | "webhooks" | "queue" | "apps";
+/** What replicas cache per instance and drop when told (`instance` is the instance cache's own, `shard` the shard directory's). */
+export type InvalidationKind = "instance" | "webhooks" | "queue" | "apps" | "shard";
 
 /** The message on the invalidations channel that makes every replica forget `kind` of `instanceId`. */
 export const invalidationMessage = (kind: InvalidationKind, instanceId: string) => `${kind}:${instanceId}`;

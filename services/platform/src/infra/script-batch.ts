@@ -50,7 +50,14 @@ export class ScriptBatch {
   /** Script calls made so far, and the operations they carried (batching at work: operations / calls). */
   readonly stats = { calls: 0, operations: 0 };
 
-  constructor(private readonly redis: Redis) {}
+  /**
+   * `shardOf`: on a sharded deployment, the shard of an operation's keys (infra/shards/): a turn's
+   * operations leave in one script call per shard, since a script runs on one Redis.
+   */
+  constructor(
+    private readonly redis: Redis,
+    private readonly shardOf?: (keys: readonly string[]) => number,
+  ) {}
 
   /**
    * Registers `lua` under `name`, taking exactly `keys` keys and `args` arguments (before the
@@ -112,6 +119,33 @@ export class ScriptBatch {
   }
 
   private async exec(calls: Call[]): Promise<unknown[]> {
+    if (!this.shardOf) return this.execOne(calls);
+    const groups = new Map<number, number[]>();
+    const out: unknown[] = new Array(calls.length);
+    calls.forEach((c, i) => {
+      try {
+        const shard = this.shardOf!(c.keys);
+        const list = groups.get(shard);
+        if (list) list.push(i);
+        else groups.set(shard, [i]);
+      } catch (err) {
+        out[i] = err instanceof Error ? err : new Error(String(err)); // a moving instance: its caller only
+      }
+    });
+    await Promise.all(
+      [...groups.values()].map(async (indexes) => {
+        try {
+          const replies = await this.execOne(indexes.map((i) => calls[i]!));
+          for (const [j, i] of indexes.entries()) out[i] = replies[j];
+        } catch (err) {
+          for (const i of indexes) out[i] = err instanceof Error ? err : new Error(String(err));
+        }
+      }),
+    );
+    return out;
+  }
+
+  private async execOne(calls: Call[]): Promise<unknown[]> {
     const keys: string[] = [];
     const argv: (string | number)[] = [];
     for (const c of calls) {

@@ -12,6 +12,7 @@ const NAMES = new Set([
   "ConnectionTimeoutError",
   "ReconnectStrategyError",
   "TransportError", // Temporal client
+  "InstanceMovingError", // its keys being copied to another shard (infra/shards/move.ts)
 ]);
 const MESSAGES = [
   /^Connection is closed\.?$/, // ioredis, offline queue off or connection gone

@@ -39,6 +39,8 @@ const PROVIDERS_OF_KIND = { standard: ["baileys", "sim"], official: ["cloud"] } 
 export interface InstanceStoreOptions {
   trialDays: number;
   simProviderEnabled: boolean;
+  /** A new instance's id; on a sharded deployment it names the shard it goes to (infra/shards/). */
+  newId?: () => Promise<string>;
 }
 
 export class InstanceStore {
@@ -73,7 +75,7 @@ export class InstanceStore {
     if (input.cloud && input.kind !== "official") {
       throw invalid("cloud", "credenciais do operador só em instâncias official");
     }
-    const id = newInstanceId();
+    const id = this.opts.newId ? await this.opts.newId() : newInstanceId();
     // The operator's number first: one that another instance runs is refused before anything exists.
     const cloud = input.cloud ? await this.cloud.set(id, input.cloud) : null;
     const accountId = input.accountId ?? (await this.accounts.create({ name: input.name })).id;

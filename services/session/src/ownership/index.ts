@@ -130,6 +130,10 @@ export abstract class ConnectionOwner {
     for (const id of this.held.keys()) {
       if (!runningSet.has(id)) await this.release(id, { status: "STOPPED" });
     }
+    // Instances moving to another Redis shard are let go (their writes done) and not taken until
+    // the move ends (platform infra/shards/move.ts); the status stays as it was.
+    const moving = new Set(this.platform.shards.directory.movingIds());
+    for (const id of moving) if (this.held.has(id)) await this.release(id, { keepStatus: true });
     const starts: Promise<void>[] = [];
     let handedOver = 0;
     for (const id of running) {
@@ -143,7 +147,7 @@ export abstract class ConnectionOwner {
         }
         continue;
       }
-      if (this.releasing.has(id)) continue;
+      if (this.releasing.has(id) || moving.has(id)) continue;
       if (target?.podId !== this.opts.podId || this.held.size + starts.length >= this.opts.capacity) continue;
       starts.push(this.acquire(id));
     }

@@ -18,6 +18,8 @@ export interface IntakeOptions {
   consumer: string;
   taskQueue: string;
   claimIdleMs: number;
+  /** The Redis shard whose streams this intake reads (infra/shards/: one intake per shard). */
+  shard?: number;
 }
 
 /** Chats a help desk never shows: status posts, broadcast lists, channels. */
@@ -33,6 +35,8 @@ const NEVER = /@(broadcast|newsletter)$/;
  */
 export class HelpdeskIntake {
   private readonly reader: ReturnType<Platform["duplicate"]>;
+  /** The shard's own client: its streams are local structures (each shard has them). */
+  private readonly redis: Platform["redis"];
   private running = false;
   private loops: Promise<void>[] = [];
 
@@ -42,7 +46,8 @@ export class HelpdeskIntake {
     private readonly log: Logger,
     private readonly opts: IntakeOptions,
   ) {
-    this.reader = platform.duplicate(`gw-helpdesk-${opts.consumer}`);
+    this.reader = platform.duplicate(`gw-helpdesk-${opts.consumer}`, opts.shard ?? 0);
+    this.redis = platform.shards.clients[opts.shard ?? 0]!;
   }
 
   private get streams(): string[] {
@@ -52,7 +57,7 @@ export class HelpdeskIntake {
   async start(): Promise<void> {
     for (const stream of this.streams) {
       // "$": a help desk sees what happens from now on, not the streams' whole past.
-      await this.platform.redis.xgroup("CREATE", stream, HELPDESK_GROUP, "$", "MKSTREAM").catch((err: Error) => {
+      await this.redis.xgroup("CREATE", stream, HELPDESK_GROUP, "$", "MKSTREAM").catch((err: Error) => {
         if (!err.message.includes("BUSYGROUP")) throw err;
       });
     }
@@ -101,7 +106,7 @@ export class HelpdeskIntake {
       for (const stream of this.streams) {
         if (!this.running) return;
         try {
-          const [, entries] = (await this.platform.redis.xautoclaim(
+          const [, entries] = (await this.redis.xautoclaim(
             stream,
             HELPDESK_GROUP,
             this.opts.consumer,
@@ -161,7 +166,7 @@ export class HelpdeskIntake {
         }
       }),
     );
-    if (done.length) await this.platform.redis.xack(stream, HELPDESK_GROUP, ...done);
+    if (done.length) await this.redis.xack(stream, HELPDESK_GROUP, ...done);
   }
 
   private async handOver(instanceId: string, chatId: string, items: HelpdeskEventItem[]): Promise<void> {
