@@ -121,3 +121,93 @@ it("a queued send on shard 1 is sent by the queue workflow", async () => {
     })
     .toBe("sent");
 }, 30_000);
+
+/** Sends `text` until it is accepted (201), waiting out each 503's Retry-After; one Idempotency-Key. */
+async function sendSurely(inst: { id: string; token: string }, text: string, key: string, log: number[]) {
+  for (let tries = 0; tries < 200; tries++) {
+    const res = await api(inst)("/messages/text", {
+      method: "POST",
+      json: { phone: CONTACT, text },
+      headers: { "idempotency-key": key },
+    });
+    log.push(res.status);
+    if (res.status === 201) return;
+    expect(res.status, await res.text()).toBe(503);
+    expect(Number(res.headers.get("retry-after"))).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${text}: never accepted`);
+}
+
+async function textsOf(inst: { id: string; token: string }, tag: string): Promise<string[]> {
+  const res = await api(inst)(`/chats/${CONTACT}@c.us/messages?limit=100`);
+  const list = (await res.json()) as { text?: { message?: string } | string; body?: string }[];
+  return list.map((m) => JSON.stringify(m)).filter((s) => s.includes(tag));
+}
+
+it("moving an instance to another shard while it sends loses nothing and doubles nothing", async () => {
+  const statuses: number[] = [];
+  const texts = Array.from({ length: 30 }, (_, i) => `mover #${i}`);
+  const sending = (async () => {
+    for (const [i, text] of texts.entries()) await sendSurely(b, text, `move-${i}`, statuses);
+  })();
+  await new Promise((r) => setTimeout(r, 300));
+  const moved = await c.admin("POST", `/v1/admin/instances/${b.id}/shard`, { shard: 0 });
+  const result = (await moved.json()) as { from: number; to: number; keys: number; blockedMs: number };
+  expect(moved.status, JSON.stringify(result)).toBe(200);
+  expect(result).toMatchObject({ from: 1, to: 0 });
+  expect(result.keys).toBeGreaterThan(5);
+  await sending;
+  expect(c.platform.shards.of(b.id)).toBe(0);
+  expect(await instanceKeys(1, b.id)).toEqual([]);
+  expect((await instanceKeys(0, b.id)).length).toBeGreaterThan(5);
+  // Every text once in the read model, once in the event history, whatever answered 503 meanwhile.
+  await expect.poll(async () => (await textsOf(b, "mover #")).length, { timeout: 15_000 }).toBe(30);
+  const history = (await c.events(b.id, "message.any")).map((e) => JSON.stringify(e.payload));
+  for (const text of texts) expect(history.filter((h) => h.includes(`"${text}"`)).length, text).toBe(1);
+  // The session pod took it again: the next send goes out.
+  await sendSurely(b, "depois da mudança", "after-move", statuses);
+
+  // And back to its home shard: the directory forgets it (its id names shard 1 again).
+  const back = await c.admin("POST", `/v1/admin/instances/${b.id}/shard`, { shard: 1 });
+  expect(back.status).toBe(200);
+  expect(c.platform.shards.of(b.id)).toBe(1);
+  expect(await c.platform.shards.control.hget(c.platform.shards.directory.keys.moved, b.id)).toBeNull();
+  await expect.poll(async () => (await textsOf(b, "mover #")).length, { timeout: 15_000 }).toBe(30);
+}, 120_000);
+
+it("a move to a shard that does not exist is 422; of an unknown instance 404", async () => {
+  expect((await c.admin("POST", `/v1/admin/instances/${b.id}/shard`, { shard: 2 })).status).toBe(422);
+  expect((await c.admin("POST", `/v1/admin/instances/i0000000000000000/shard`, { shard: 0 })).status).toBe(404);
+  const shards = (await (await c.admin("GET", "/v1/admin/shards")).json()) as {
+    data: { shard: number; up: boolean }[];
+  };
+  expect(shards.data.map((s) => [s.shard, s.up])).toEqual([
+    [0, true],
+    [1, true],
+  ]);
+});
+
+it("with shard 1 killed, shard 0's instance sends with no failure; shard 1's recovers after the restart", async () => {
+  await sendSurely(b, "antes da queda", "before-kill", []);
+  await new Promise((r) => setTimeout(r, 1_500)); // the AOF is fsynced every second
+  await shard1.kill();
+  try {
+    const outcomes: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const res = await sendText(a, `durante a queda #${i}`);
+      outcomes.push(res.status);
+    }
+    expect(outcomes.filter((s) => s !== 201)).toEqual([]);
+    const down = await sendText(b, "no shard caído");
+    expect(down.status).toBe(503);
+    const shards = (await (await c.admin("GET", "/v1/admin/shards")).json()) as { data: { up: boolean }[] };
+    expect(shards.data.map((s) => s.up)).toEqual([true, false]);
+  } finally {
+    await shard1.restart();
+  }
+  const statuses: number[] = [];
+  await sendSurely(b, "depois da volta", "after-restart", statuses);
+  await expect.poll(async () => (await textsOf(b, "antes da queda")).length, { timeout: 15_000 }).toBe(1);
+  expect((await textsOf(b, "mover #")).length).toBe(30);
+}, 120_000);

@@ -102,7 +102,7 @@ export async function createPlatform(config: Config) {
     burst: config.RATE_LIMIT_BURST,
   });
 
-  const leases = new Leases(redis, k, config.LEASE_TTL_MS);
+  const leases = new Leases(redis, k, config.LEASE_TTL_MS, shards.count > 1);
   // The dispatcher's input carries what webhooks subscribe to, and what a help desk relays.
   const subscriptions = new WebhookSubscriptions(async (instanceId) => {
     const [lists, helpdesk] = await Promise.all([

@@ -15,12 +15,12 @@ local v = redis.call('GET', KEYS[1])
 if not v or string.match(v, '|(%d+)$') ~= ARGV[1] then return redis.error_reply('STALE') end
 `;
 
-/** KEYS: lease, creds. ARGV: epoch, sealed creds. */
+/** KEYS: fence (the lease, or its copy), creds. ARGV: epoch, sealed creds. */
 const WRITE_CREDS = `${FENCE}
 redis.call('SET', KEYS[2], ARGV[2])
 return 1`;
 
-/** KEYS: lease, types set, hashes... ARGV: epoch, JSON [[keyIndex, type, field, sealed|false], ...]. */
+/** KEYS: fence, types set, hashes... ARGV: epoch, JSON [[keyIndex, type, field, sealed|false], ...]. */
 const SET_KEYS = `${FENCE}
 local ops = cjson.decode(ARGV[2])
 for _, op in ipairs(ops) do
@@ -34,7 +34,7 @@ for _, op in ipairs(ops) do
 end
 return 1`;
 
-/** KEYS: lease, types set, creds. ARGV: epoch, prefix of the key hashes. */
+/** KEYS: fence, types set, creds. ARGV: epoch, prefix of the key hashes. */
 const CLEAR = `${FENCE}
 for _, t in ipairs(redis.call('SMEMBERS', KEYS[2])) do redis.call('DEL', ARGV[2] .. t) end
 redis.call('DEL', KEYS[2], KEYS[3])
@@ -53,6 +53,8 @@ export class AuthStateStore {
     private readonly sealer: Sealer,
     readonly instanceId: string,
     readonly epoch: number,
+    /** The lease, or on a sharded deployment its copy on the instance's shard (infra/leases.ts `fenceKey`). */
+    private readonly fenceKey = k.lease(instanceId),
   ) {}
 
   async readCreds(): Promise<string | null> {
@@ -104,14 +106,7 @@ export class AuthStateStore {
 
   private async fenced(script: string, keys: string[], args: string[]): Promise<void> {
     try {
-      await this.redis.eval(
-        script,
-        keys.length + 1,
-        this.k.lease(this.instanceId),
-        ...keys,
-        String(this.epoch),
-        ...args,
-      );
+      await this.redis.eval(script, keys.length + 1, this.fenceKey, ...keys, String(this.epoch), ...args);
     } catch (err) {
       if (err instanceof Error && err.message.includes("STALE")) throw new StaleLeaseError(this.instanceId);
       throw err;

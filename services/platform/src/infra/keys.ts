@@ -48,6 +48,12 @@ export function keys(prefix: string) {
     authCreds: (id: string) => `${prefix}as:${id}:creds`,
     authKeys: (id: string, type: string) => `${prefix}as:${id}:k:${type}`,
     authKeyTypes: (id: string) => `${prefix}as:${id}:types`,
+    /**
+     * On a sharded deployment, the lease's owner and epoch (`<pod>|<epoch>`) beside the auth state
+     * on the instance's shard: what fences its writes there, as the lease (control) fences the
+     * instance record's (infra/leases.ts `fenceKey`).
+     */
+    authFence: (id: string) => `${prefix}as:${id}:fence`,
     /** Per instance, the last 7 days of events (spec 4.14). */
     recentEvents: (instanceId: string) => `${prefix}recent:${instanceId}`,
     webhookDoc: (id: string) => `${prefix}webhook:${id}`,

@@ -56,6 +56,12 @@ export class Leases {
     private readonly redis: Redis,
     private readonly k: Keys,
     readonly ttlMs: number,
+    /**
+     * Leases live on the control shard; on a sharded deployment each also has a copy on the
+     * instance's shard (`authFence`), set at acquisition and removed at release, which fences the
+     * writes made there (auth/auth-state.ts): a script runs on one Redis.
+     */
+    private readonly sharded = false,
   ) {
     redis.defineCommand("gwLeaseAcquire", { numberOfKeys: 2, lua: ACQUIRE });
     redis.defineCommand("gwLeaseRelease", { numberOfKeys: 1, lua: RELEASE });
@@ -69,7 +75,20 @@ export class Leases {
       podId,
       this.ttlMs,
     );
-    return epoch > 0 ? epoch : null;
+    if (epoch <= 0) return null;
+    if (this.sharded) {
+      // The new owner's fence before it reads anything there: an earlier owner's late writes fail.
+      await this.redis.set(this.k.authFence(instanceId), `${podId}|${epoch}`).catch(async (err) => {
+        await this.release(instanceId, podId, epoch).catch(() => {});
+        throw err;
+      });
+    }
+    return epoch;
+  }
+
+  /** The key whose `<pod>|<epoch>` fences writes to the instance's auth state (its own shard's). */
+  fenceKey(instanceId: string): string {
+    return this.sharded ? this.k.authFence(instanceId) : this.k.lease(instanceId);
   }
 
   /** Renews the given leases; answers the instance ids whose lease is no longer ours. */
@@ -88,6 +107,7 @@ export class Leases {
 
   async release(instanceId: string, podId: string, epoch: number): Promise<void> {
     await this.redis.gwLeaseRelease(this.k.lease(instanceId), `${podId}|${epoch}`);
+    if (this.sharded) await this.redis.gwLeaseRelease(this.k.authFence(instanceId), `${podId}|${epoch}`);
   }
 
   async owner(instanceId: string): Promise<Owner | null> {

@@ -34,7 +34,14 @@ export function takeOver(
   acquireStart: number,
 ): Held {
   const { platform, opts, log } = t;
-  const auth = new AuthStateStore(platform.redis, platform.keys, t.sealer, instanceId, epoch);
+  const auth = new AuthStateStore(
+    platform.redis,
+    platform.keys,
+    t.sealer,
+    instanceId,
+    epoch,
+    platform.leases.fenceKey(instanceId),
+  );
   const held: Held = {
     epoch,
     provider: instance.provider,

@@ -7,7 +7,8 @@
  *   streams, the queue's active set, the chat index): on the shard of the instance keys it is
  *   written with, and read per shard by the loops that consume it;
  * - `control`: global data (accounts, the instance directory and auth, leases and pods, webhook
- *   configuration and deliveries, the operator's id maps, help-desk maps): on the control shard.
+ *   configuration and deliveries, an official instance's credentials with the operator's id maps
+ *   they are written with, help-desk maps): on the control shard.
  *
  * The test beside this file checks that every key `keys()` makes is classified here.
  */
@@ -40,7 +41,6 @@ const INSTANCE_HEADS = [
   "trial:",
   "trial-charge:",
   "q:",
-  "cloud:cred:",
   "cloud:win:",
   "cloud:media:",
   "cloud:seen:",
@@ -76,6 +76,7 @@ export const CONTROL_HEADS = [
   "webhook",
   "dlv:",
   "wh:",
+  "cloud:cred:",
   "cloud:pn:",
   "cloud:waba:",
   "cloud:dn:",
