@@ -16,6 +16,10 @@
 // Exits 1 on any loss, duplicate or such final 4xx.
 //
 // --short (make test): one kill of each role, a small load, ~1–2 minutes.
+// --shard-kill: the keyspace on two Redis shards (REDIS_SHARDS; instances alternate between them)
+// and one kill only, of shard 1's Redis (restarted from its AOF after ~6 s): every answer to the
+// instances of shard 0 while it is down must be a 2xx (0 failures, not even a retried one), and
+// the reconciliation as above (nothing lost or duplicated on either shard).
 // Environment: CHAOS_DURATION (s, 240; short 40), CHAOS_RATE (ops/s, 8; short 4), CHAOS_ROUNDS
 // (2; short 1), CHAOS_INSTANCES (4; short 3), CHAOS_SEED (kill plan), CHAOS_KEEP=1 keeps the
 // processes' logs in .local/bench/chaos-*/.
@@ -61,11 +65,39 @@ function seeded(seed) {
   };
 }
 
+/** The shard an instance's id names (services/platform/src/infra/shards/placement.ts). */
+const B32 = "0123456789abcdefghjkmnpqrstvwxyz";
+const homeShard = (id) => (id.length === 27 ? B32.indexOf(id[1]) * 32 + B32.indexOf(id[2]) : 0);
+
+/**
+ * --shard-kill: the answers to shard 0's instances from the kill of shard 1's Redis until 3 s
+ * after it was back must all be 2xx; answers the count of those that were not (and prints them).
+ */
+function shardOutage(record, sent, done, out) {
+  const from = sent.time;
+  const to = sent.time + done.downMs + 3_000;
+  const tries = { 0: [], 1: [] };
+  for (const s of [...record.sends, ...record.queued]) {
+    for (const a of s.answers ?? []) {
+      if (a.at >= from && a.at <= to) tries[homeShard(s.instanceId) === 0 ? 0 : 1].push({ s, a });
+    }
+  }
+  const bad = tries[0].filter(({ a }) => a.status < 200 || a.status > 299);
+  const other = {};
+  for (const { a } of tries[1]) other[a.status || a.code] = (other[a.status || a.code] ?? 0) + 1;
+  out(
+    `shard kill: redis-1 down ${(done.downMs / 1000).toFixed(1)} s; shard 0's instances answered ${tries[0].length} tries meanwhile, ${bad.length} not 2xx; shard 1's ${JSON.stringify(other)}`,
+  );
+  for (const { s, a } of bad.slice(0, 10)) out(`  ✗ ${s.tag} (${s.instanceId}) answered ${a.status} ${a.code ?? ""}`);
+  return bad.length;
+}
+
 export default async function chaos(args = []) {
   const t0 = Date.now();
   // Seconds since the start on every line: where the time of a run goes.
   const log = (msg) => benchLog(`+${((Date.now() - t0) / 1000).toFixed(0)} s ${msg}`);
   const short = args.includes("--short");
+  const shardKill = args.includes("--shard-kill");
   const durationS = intEnv("CHAOS_DURATION", short ? 40 : 240);
   const rate = intEnv("CHAOS_RATE", short ? 4 : 8);
   const rounds = intEnv("CHAOS_ROUNDS", short ? 1 : 2);
@@ -73,7 +105,9 @@ export default async function chaos(args = []) {
   const seed = intEnv("CHAOS_SEED", Math.floor(Math.random() * 1e9), { min: 0 });
   const dir = join(ROOT, ".local", "bench", `chaos-${new Date().toISOString().replace(/[:.]/g, "-")}`);
   const out = console.log;
-  out(`bench chaos${short ? " --short" : ""}: ${durationS} s, ${rate} ops/s, ${rounds} kill round(s), seed ${seed}`);
+  out(
+    `bench chaos${short ? " --short" : ""}${shardKill ? " --shard-kill" : ""}: ${durationS} s, ${rate} ops/s, ${rounds} kill round(s), seed ${seed}`,
+  );
   printMachineFacts();
 
   let failed = true;
@@ -85,6 +119,7 @@ export default async function chaos(args = []) {
       gateways: 2,
       sessions: 2,
       workers: 2,
+      redisShards: shardKill ? 2 : 1,
       dir,
       log,
       env: {
@@ -102,7 +137,9 @@ export default async function chaos(args = []) {
       prefix: cluster.prefix,
       instanceIds: world.instances.map((i) => i.id),
     });
-    const schedule = plan({ durationMs: durationS * 1000, rounds, procs: cluster.procs, random: seeded(seed) });
+    const schedule = shardKill
+      ? [{ at: Math.round(durationS * 350), role: "redis", name: "redis-1", pauseMs: 6_000 }]
+      : plan({ durationMs: durationS * 1000, rounds, procs: cluster.procs, random: seeded(seed) });
     const killsSent = [];
     const killing = runKills({ cluster, schedule, log, onKill: (k) => killsSent.push(k) });
     const [record, kills] = await Promise.all([
@@ -159,7 +196,9 @@ export default async function chaos(args = []) {
     }
     for (const p of r.problems.slice(0, 40)) out(`  ✗ ${p}`);
     if (r.problems.length > 40) out(`  … ${r.problems.length - 40} more`);
-    failed = r.lost > 0 || r.duplicated > 0 || r.problems.length > 0 || answers.violations.total > 0;
+    const shardFailures = shardKill ? shardOutage(record, killsSent[0], kills[0], out) : 0;
+    failed =
+      r.lost > 0 || r.duplicated > 0 || r.problems.length > 0 || answers.violations.total > 0 || shardFailures > 0;
     out(failed ? "chaos: FAILED" : "chaos: ok");
     log("reconciled; stopping the cluster");
     if (process.env.CHAOS_CLUSTER !== "shared") await cluster.stop({ hard: true });

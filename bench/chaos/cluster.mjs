@@ -68,7 +68,15 @@ function balancer(backends) {
   return server;
 }
 
-export async function startCluster({ gateways = 2, sessions = 2, workers = 2, dir, log = () => {}, env = {} }) {
+export async function startCluster({
+  gateways = 2,
+  sessions = 2,
+  workers = 2,
+  redisShards = 1,
+  dir,
+  log = () => {},
+  env = {},
+}) {
   mkdirSync(dir, { recursive: true });
   const prefix = `chaos${randomBytes(3).toString("hex")}:`;
   const adminToken = `chaos-admin-${randomBytes(8).toString("hex")}`;
@@ -79,15 +87,18 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
   const procs = new Map(); // name → {name, role, port, start(), service}
 
   const { bin: redisBin, lib: redisLib } = redisPaths();
-  const redisDir = join(dir, "redis");
-  mkdirSync(redisDir, { recursive: true });
-  const startRedis = () =>
-    spawnService({
-      name: "redis",
+  // Shard 0 is `redis` (control); more shards are `redis-1`… (REDIS_SHARDS), each with its AOF.
+  const shardPorts = redisShards > 1 ? await freePorts(redisShards - 1) : [];
+  const startRedisOn = (name, port) => {
+    const redisDir = join(dir, name);
+    mkdirSync(redisDir, { recursive: true });
+    return spawnService({
+      name,
       command: redisBin,
-      args: redisServerArgs({ port: redisPort, dir: redisDir, lib: redisLib, aof: true }),
-      logFile: join(dir, "redis.log"),
+      args: redisServerArgs({ port, dir: redisDir, lib: redisLib, aof: true }),
+      logFile: join(dir, `${name}.log`),
     });
+  };
   const tbin = temporalPath();
   const temporalDb = join(dir, "temporal.db");
   const startTemporal = () =>
@@ -109,6 +120,7 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     HOME: process.env.HOME,
     NODE_ENV: "test",
     REDIS_URL: redisUrl,
+    REDIS_SHARDS: shardPorts.map((p) => `redis://127.0.0.1:${p}`).join(","),
     TEMPORAL_ADDRESS: temporalAddress,
     TEMPORAL_TASK_QUEUE: "chaos",
     ADMIN_TOKEN: adminToken,
@@ -143,13 +155,18 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     return p;
   };
 
-  log(`redis on ${redisPort} (AOF), temporal on ${temporalPort}, in ${dir}`);
-  const redis = { name: "redis", role: "redis", port: redisPort, start: async () => {} };
-  redis.start = async () => {
-    redis.service = startRedis();
-    redis.pid = redis.service.pid;
-    await waitPort(redisPort, "redis");
+  log(`redis on ${[redisPort, ...shardPorts].join(", ")} (AOF), temporal on ${temporalPort}, in ${dir}`);
+  const redisProc = (name, port) => {
+    const p = { name, role: "redis", port, start: async () => {} };
+    p.start = async () => {
+      p.service = startRedisOn(name, port);
+      p.pid = p.service.pid;
+      await waitPort(port, name);
+    };
+    return p;
   };
+  const redis = redisProc("redis", redisPort);
+  const shards = shardPorts.map((port, i) => redisProc(`redis-${i + 1}`, port));
   const temporal = { name: "temporal", role: "temporal", port: temporalPort, start: async () => {} };
   temporal.start = async () => {
     temporal.service = startTemporal();
@@ -157,8 +174,9 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     await waitPort(temporalPort, "temporal", 120_000);
   };
   procs.set("redis", redis);
+  for (const s of shards) procs.set(s.name, s);
   procs.set("temporal", temporal);
-  await Promise.all([redis.start(), temporal.start()]);
+  await Promise.all([redis.start(), ...shards.map((s) => s.start()), temporal.start()]);
 
   await node("simnet", "simnet", simnetPort, { ROLES: "simnet", SIMNET_PORT: String(simnetPort) }, "/healthz").start();
   const ports = await freePorts(gateways * 2 + sessions + workers);
@@ -245,9 +263,9 @@ export async function startCluster({ gateways = 2, sessions = 2, workers = 2, di
     },
     kill,
     restart,
-    restartRedis: async () => {
-      await kill("redis");
-      await redis.start();
+    restartRedis: async (name = "redis") => {
+      await kill(name);
+      await procs.get(name).start();
       again();
     },
     restartTemporal: async () => {

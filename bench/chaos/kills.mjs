@@ -15,7 +15,8 @@ export function plan({ durationMs, rounds, procs, random = Math.random }) {
   const out = [];
   for (let r = 0; r < rounds; r++) {
     ROLES.forEach((role, i) => {
-      const candidates = procs.filter((p) => p.role === role);
+      // Redis: the control shard (with shards, `pnpm bench chaos --shard-kill` kills the others).
+      const candidates = procs.filter((p) => p.role === role && (role !== "redis" || p.name === "redis"));
       const target = candidates[Math.floor(random() * candidates.length)];
       const at = (r * ROLES.length + i) * slotMs + random() * slotMs * 0.6;
       // Redis stays down longer than a lease (3 s): pods must fence themselves meanwhile.
@@ -40,7 +41,7 @@ export async function runKills({ cluster, schedule, log, onKill = () => {} }) {
     onKill({ name: k.name, role: k.role, time: t });
     await cluster.kill(k.name, "SIGKILL");
     await sleep(k.pauseMs);
-    if (k.role === "redis") await cluster.restartRedis();
+    if (k.role === "redis") await cluster.restartRedis(k.name);
     else if (k.role === "temporal") await cluster.restartTemporal();
     else await cluster.restart(k.name);
     const downMs = Date.now() - t;

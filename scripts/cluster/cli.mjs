@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm cluster up|down|status`: the local cluster (docs/operations.md "A local cluster").
-//   up [--gateways N] [--sessions M] [--workers W]   start it detached, with a paired demo instance
+//   up [--gateways N] [--sessions M] [--workers W] [--redis-shards R]
+//                                                    start it detached, with a paired demo instance
 //   status [--overrides]                             processes, readiness, lease owners
 //   down                                             stop every process
 // State in .local/cluster/state.json; logs in .local/cluster/logs/<name>.log.
@@ -18,6 +19,7 @@ const { values: opts, positionals } = parseArgs({
     gateways: { type: "string", default: "2" },
     sessions: { type: "string", default: "3" },
     workers: { type: "string", default: "2" },
+    "redis-shards": { type: "string", default: "1" },
     overrides: { type: "boolean", default: false },
   },
 });
@@ -33,6 +35,7 @@ async function up() {
     gateways: count("gateways"),
     sessions: count("sessions"),
     workers: count("workers"),
+    redisShards: count("redis-shards"),
     log,
   });
   log("creating the demo instance and pairing it on simnet");
@@ -45,7 +48,7 @@ admin token  ${c.adminToken}
 instance     ${demo.id}   token ${demo.token}   (WORKING, paired with ${demo.phone})
 simnet       ${c.simnetUrl}
 cloudmock    ${c.cloudmockUrl}
-redis        ${c.redisUrl}   (AOF in ${join(DEFAULT_DIR, "redis")})
+redis        ${c.shardUrls.map((u, i) => `${u}${i === 0 ? " (control)" : ""}`).join("  ")}   (AOF in ${join(DEFAULT_DIR, "redis*")})
 temporal     ${c.temporalAddress}   UI ${c.temporalUi}
 metrics      ${state.procs
     .filter((p) => p.role === "gateway")
@@ -124,7 +127,9 @@ try {
   else if (cmd === "status") await status();
   else if (cmd === "down") await down();
   else {
-    console.error("usage: pnpm cluster up [--gateways N] [--sessions M] [--workers W] | status [--overrides] | down");
+    console.error(
+      "usage: pnpm cluster up [--gateways N] [--sessions M] [--workers W] [--redis-shards R] | status [--overrides] | down",
+    );
     process.exit(2);
   }
   process.exit(0);

@@ -3,22 +3,24 @@
 // `pnpm bench rolling` and `pnpm bench chaos`. STABLE INTERFACE — other scripts build on it:
 //
 //   import { startCluster } from "../scripts/cluster/lib.mjs";
-//   const c = await startCluster({ gateways = 2, sessions = 3, workers = 2, dir, log, set });
+//   const c = await startCluster({ gateways = 2, sessions = 3, workers = 2, redisShards = 1, dir, log, set });
 //   c.entryUrl         http://127.0.0.1:<port>, round-robin over the gateways (proxy.mjs)
 //   c.adminToken       ADMIN_TOKEN (from the rendered Secret)
 //   c.simnetUrl        http://127.0.0.1:<port> (simnet's control API; ws:// for the sessions)
 //   c.cloudmockUrl     http://127.0.0.1:<port>
 //   c.redisUrl         redis://127.0.0.1:<port> (its own Redis Stack, AOF on, data in <dir>/redis)
+//   c.shardUrls        [c.redisUrl, …]: with redisShards > 1, shard i is process `redis-<i>`
+//                      (data in <dir>/redis-<i>), given to every role as REDIS_SHARDS
 //   c.temporalAddress  127.0.0.1:<port> (its own Temporal dev server, db in <dir>/temporal)
 //   c.temporalUi       http://127.0.0.1:<port>
 //   c.prefix           KEY_PREFIX (lease of an instance: `${prefix}lease:<id>` = "<POD_ID>|<epoch>")
 //   c.procs            [{ name, role, pid, port }], live (pids change on restart). Names:
-//                      gateway-0…, session-0…, worker-0…, simnet, cloudmock, redis, temporal, entry
+//                      gateway-0…, session-0…, worker-0…, simnet, cloudmock, redis, redis-1…, temporal, entry
 //                      (session-i runs with POD_ID = the StatefulSet's pod name, cluster-gateway-session-i)
 //   await c.kill(name, signal = "SIGKILL")   signal the process; resolves once it exited
 //   await c.restart(name)    SIGTERM (if alive) and wait, start it again with the same env and
 //                            port, resolve once it is ready (its readiness probe answers)
-//   await c.restartRedis()   SIGKILL, then start again on the same port from the AOF
+//   await c.restartRedis(name = "redis")   SIGKILL, then start again on the same port from the AOF
 //   await c.restartTemporal() SIGKILL, then start again on the same port and db file
 //                            (workflows persist)
 //   await c.stop()           stops everything (SIGTERM, SIGKILL after the grace period)
@@ -88,6 +90,7 @@ export async function startCluster({
   gateways = 2,
   sessions = 3,
   workers = 2,
+  redisShards = 1,
   dir = DEFAULT_DIR,
   log = (msg) => process.stderr.write(`[cluster] ${msg}\n`),
   set = {},
@@ -97,6 +100,7 @@ export async function startCluster({
   if (running.length > 0)
     throw new Error(`a cluster runs in ${dir} (${running.map((p) => p.name).join(", ")}): pnpm cluster down`);
   for (const sub of ["redis", "temporal", "logs"]) rmSync(join(dir, sub), { recursive: true, force: true });
+  for (let i = 1; i < 64; i++) rmSync(join(dir, `redis-${i}`), { recursive: true, force: true });
   rmSync(join(dir, "state.json"), { force: true });
   const logDir = join(dir, "logs");
   const secrets = localSecrets(dir);
@@ -111,9 +115,14 @@ export async function startCluster({
   };
   const entryUrl = `http://127.0.0.1:${port.entry}`;
   const redisUrl = `redis://127.0.0.1:${port.redis}`;
+  const shardPorts = [];
+  for (let i = 1; i < redisShards; i++) shardPorts.push(await freePort());
+  const shardUrls = [redisUrl, ...shardPorts.map((p) => `redis://127.0.0.1:${p}`)];
   const temporalAddress = `127.0.0.1:${port.temporal}`;
 
-  log(`rendering charts/gateway (gateways ${gateways}, sessions ${sessions}, workers ${workers})`);
+  log(
+    `rendering charts/gateway (gateways ${gateways}, sessions ${sessions}, workers ${workers}, redis shards ${redisShards})`,
+  );
   const objects = renderManifests({
     log,
     set: {
@@ -121,6 +130,7 @@ export async function startCluster({
       "session.replicaCount": sessions,
       "worker.replicaCount": workers,
       "config.REDIS_URL": redisUrl,
+      "config.REDIS_SHARDS": shardUrls.slice(1).join(","),
       "config.TEMPORAL_ADDRESS": temporalAddress,
       "config.PUBLIC_BASE_URL": entryUrl,
       "config.SIMNET_URL": `ws://127.0.0.1:${port.simnet}`,
@@ -150,6 +160,20 @@ export async function startCluster({
     env: base(),
     cwd: dir,
   });
+  // More shards: Redis Stack servers like the first (AOF on), each with its own data directory.
+  for (const [i, shardPort] of shardPorts.entries()) {
+    const name = `redis-${i + 1}`;
+    mkdirSync(join(dir, name), { recursive: true });
+    procs.push({
+      name,
+      role: "redis",
+      port: shardPort,
+      cmd: redisBin,
+      args: redisServerArgs({ port: shardPort, dir: join(dir, name), lib: redisLib, aof: true }),
+      env: base(),
+      cwd: dir,
+    });
+  }
   mkdirSync(join(dir, "temporal"), { recursive: true });
   procs.push({
     name: "temporal",
@@ -240,6 +264,7 @@ export async function startCluster({
     simnetUrl: `http://127.0.0.1:${port.simnet}`,
     cloudmockUrl: `http://127.0.0.1:${port.cloudmock}`,
     redisUrl,
+    shardUrls,
     temporalAddress,
     temporalUi: `http://127.0.0.1:${port.temporalUi}`,
     prefix: shared.KEY_PREFIX ?? "",
@@ -276,9 +301,9 @@ export async function startCluster({
       if (isAlive(p.pid)) await stopProcess(p.pid, { graceMs: 60_000 });
       await launch(p);
     },
-    async restartRedis() {
-      await cluster.kill("redis", "SIGKILL");
-      await cluster.restart("redis");
+    async restartRedis(name = "redis") {
+      await cluster.kill(name, "SIGKILL");
+      await cluster.restart(name);
     },
     async restartTemporal() {
       await cluster.kill("temporal", "SIGKILL");
