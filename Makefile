@@ -11,7 +11,7 @@ setup:
 dev: setup
 	@node scripts/dev.mjs
 
-## make test: lint, type check, the import graph and file lengths (scripts/import-graph.mjs), the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs), and a bounded schemathesis run against the API, then the test count again as the last line
+## make test: lint, type check, the import graph and file lengths (scripts/import-graph.mjs), the chart and the Dockerfile checked, the whole test suite on a real Redis Stack and Temporal server, a short chaos run (one SIGKILL of each role under a small load, reconciled: bench/chaos.mjs) and a short shard kill (two Redis shards, shard 1 SIGKILLed: shard 0's instances answer only 2xx), and a bounded schemathesis run against the API, then the test count again as the last line
 test: setup
 	@pnpm run lint
 	@pnpm run typecheck
@@ -20,6 +20,7 @@ test: setup
 	@node scripts/docker-lint.mjs
 	@node scripts/test.mjs
 	@node bench/chaos.mjs --short
+	@node bench/chaos.mjs --short --shard-kill
 	@node scripts/fuzz.mjs --quick
 	@node scripts/test.mjs --summary
 

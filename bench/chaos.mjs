@@ -86,7 +86,7 @@ function shardOutage(record, sent, done, out) {
   const other = {};
   for (const { a } of tries[1]) other[a.status || a.code] = (other[a.status || a.code] ?? 0) + 1;
   out(
-    `shard kill: redis-1 down ${(done.downMs / 1000).toFixed(1)} s; shard 0's instances answered ${tries[0].length} tries meanwhile, ${bad.length} not 2xx; shard 1's ${JSON.stringify(other)}`,
+    `shard kill: redis-1 down ${(done.downMs / 1000).toFixed(1)} s; from the kill to 3 s after the restart, shard 0's instances answered ${tries[0].length} tries, ${bad.length} not 2xx; shard 1's (held until their Redis answered, or 503) ${JSON.stringify(other)}`,
   );
   for (const { s, a } of bad.slice(0, 10)) out(`  ✗ ${s.tag} (${s.instanceId}) answered ${a.status} ${a.code ?? ""}`);
   return bad.length;
