@@ -40,7 +40,8 @@ export function testEnv(overrides: Record<string, string> = {}): Record<string, 
     WEBHOOK_ALLOW_PRIVATE: "true",
     // The run's own temporary directory (global-setup.ts); S3 tests override MEDIA_STORE.
     MEDIA_DIR: inject("mediaDir"),
-    // The whole suite on a sharded keyspace (docs/testing.md): new instances alternate between shards.
+    // The whole suite on a sharded keyspace (docs/architecture.md "Sharding the keyspace"): new
+    // instances alternate between the shards.
     ...(process.env.TEST_REDIS_SHARDS ? { REDIS_SHARDS: process.env.TEST_REDIS_SHARDS } : {}),
     ...overrides,
   };

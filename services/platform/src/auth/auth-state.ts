@@ -117,5 +117,10 @@ export class AuthStateStore {
 /** Wipes an instance's auth state when no pod holds it (logout of a stopped instance, deletion). */
 export async function clearAuthStateUnowned(redis: Redis, k: Keys, instanceId: string): Promise<void> {
   const types = await redis.smembers(k.authKeyTypes(instanceId));
-  await redis.del(k.authCreds(instanceId), k.authKeyTypes(instanceId), ...types.map((t) => k.authKeys(instanceId, t)));
+  await redis.del(
+    k.authCreds(instanceId),
+    k.authKeyTypes(instanceId),
+    k.authFence(instanceId),
+    ...types.map((t) => k.authKeys(instanceId, t)),
+  );
 }
