@@ -1,6 +1,8 @@
 /** The activities the workflows call; implemented by the worker (services/worker). */
 export interface RetryInput {
   deliveryId: string;
+  /** The delivery's instance (its record's shard); absent for deliveries recorded before session 34. */
+  instanceId?: string;
   /** Delay before the next attempt if this one fails; null when it is the last one. */
   nextDelayMs: number | null;
 }

@@ -10,6 +10,8 @@ const { retryDelivery } = proxyActivities<WebhookActivities>({
 
 export interface WebhookRetryInput {
   deliveryId: string;
+  /** Where its record is (its instance's shard); absent in workflows started before session 34. */
+  instanceId?: string;
   /** The spec's schedule unless given; tests shorten it (the real one is asserted separately). */
   scheduleMs?: number[];
 }
@@ -23,7 +25,12 @@ export async function webhookRetry(input: WebhookRetryInput): Promise<RetryResul
   const schedule = input.scheduleMs ?? [...WEBHOOK_RETRY_SCHEDULE_MS];
   for (let i = 0; i < schedule.length; i++) {
     await sleep(schedule[i]!);
-    const r = await retryDelivery({ deliveryId: input.deliveryId, nextDelayMs: schedule[i + 1] ?? null });
+    const r = await retryDelivery({
+      deliveryId: input.deliveryId,
+      // Absent, not undefined, when not given: an older workflow's history replays with the same input.
+      ...(input.instanceId ? { instanceId: input.instanceId } : {}),
+      nextDelayMs: schedule[i + 1] ?? null,
+    });
     if (r.done) return r.result;
   }
   return "failed";

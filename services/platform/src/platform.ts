@@ -56,7 +56,14 @@ export async function createPlatform(config: Config) {
   const repos = createRepositories(om, k);
   // Webhook secrets and a help desk's token and hook secret: sealed with the same key.
   const secrets = new Sealer(config.WEBHOOK_SECRET_KEY);
-  const webhooks = new WebhookStore(redis, om, k, secrets, invalidations);
+  const webhooks = new WebhookStore(
+    redis,
+    om,
+    k,
+    secrets,
+    invalidations,
+    shards.count > 1 ? (keys) => shards.shardOfKeys(keys) : undefined,
+  );
   const apps = new AppStore(
     redis,
     k,

@@ -13,9 +13,9 @@ export function createActivities(deps: {
   metrics?: WorkerMetrics;
 }): WebhookActivities {
   return {
-    async retryDelivery({ deliveryId, nextDelayMs }: RetryInput): Promise<RetryResult> {
+    async retryDelivery({ deliveryId, instanceId, nextDelayMs }: RetryInput): Promise<RetryResult> {
       const { webhooks, config } = deps.platform;
-      const delivery = await webhooks.deliveries.getDelivery(deliveryId);
+      const delivery = await webhooks.deliveries.getDelivery(deliveryId, instanceId);
       if (!delivery) return { done: true, result: "stopped" }; // expired or deleted
       const target = await webhooks.target(delivery.webhookId);
       if (!target?.active) {

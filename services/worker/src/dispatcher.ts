@@ -228,6 +228,7 @@ export class Dispatcher {
     if (!retry) return;
     const input: WebhookRetryInput = {
       deliveryId: delivery.id,
+      instanceId: delivery.instanceId,
       ...(this.opts.retryScheduleMs ? { scheduleMs: schedule } : {}),
     };
     await this.temporal.workflow

@@ -184,7 +184,7 @@ export const webhooksRouter = router({
     .input(byId.extend({ deliveryId: z.string().regex(DELIVERY_ID_RE, "id de entrega inválido") }))
     .output(deliverySchema)
     .mutation(async ({ ctx, input }) => {
-      const original = await ctx.platform.webhooks.deliveries.getDelivery(input.deliveryId);
+      const original = await ctx.platform.webhooks.deliveries.getDelivery(input.deliveryId, input.instanceId);
       if (!original || original.webhookId !== input.webhookId || original.instanceId !== input.instanceId) {
         throw new ApiError("not_found", "Entrega não encontrada.");
       }

@@ -57,11 +57,19 @@ export function keys(prefix: string) {
     /** Per instance, the last 7 days of events (spec 4.14). */
     recentEvents: (instanceId: string) => `${prefix}recent:${instanceId}`,
     webhookDoc: (id: string) => `${prefix}webhook:${id}`,
-    delivery: (id: string) => `${prefix}dlv:${id}`,
+    /** A webhook delivery (HASH meta, body; 7 days), on its instance's shard. */
+    delivery: (instanceId: string, id: string) => `${prefix}dlv:${instanceId}:${id}`,
     /** ZSET deliveryId → created ms, per webhook (7 days). */
-    webhookDeliveries: (webhookId: string) => `${prefix}wh:${webhookId}:dlv`,
+    webhookDeliveries: (instanceId: string, webhookId: string) => `${prefix}whd:${instanceId}:${webhookId}`,
     /** ZSET `<deliveryId>:<ms>` → at ms, successful deliveries of the last 24 h. */
-    webhookResponseTimes: (webhookId: string) => `${prefix}wh:${webhookId}:rt`,
+    webhookResponseTimes: (instanceId: string, webhookId: string) => `${prefix}whrt:${instanceId}:${webhookId}`,
+    /**
+     * The three above as they were written before session 34 (without the instance, so on the
+     * control shard): read and trimmed until their 7 days are over (webhooks/deliveries.ts).
+     */
+    legacyDelivery: (id: string) => `${prefix}dlv:${id}`,
+    legacyWebhookDeliveries: (webhookId: string) => `${prefix}wh:${webhookId}:dlv`,
+    legacyWebhookResponseTimes: (webhookId: string) => `${prefix}wh:${webhookId}:rt`,
     /** Stream of deactivations, for operators. */
     webhookDeactivations: `${prefix}webhook-deactivations`,
     /** A message by network id (JSON, 7 days): forwards, reactions, quotes. */

@@ -55,12 +55,19 @@ export class WebhookStore {
     private readonly k: Keys,
     private readonly sealer: Sealer,
     private readonly invalidations: Invalidations,
+    /** On a sharded deployment, the shard of a command's keys (deliveries live on their instance's). */
+    shardOf?: (keys: readonly string[]) => number,
   ) {
     this.repo = new Repository(webhookSchemaFor(k), om);
-    this.deliveries = new DeliveryLog(redis, k, {
-      owned: async (instanceId, webhookId) => void (await this.doc(instanceId, webhookId)),
-      succeeded: (webhookId) => this.clearFailing(webhookId),
-    });
+    this.deliveries = new DeliveryLog(
+      redis,
+      k,
+      {
+        owned: async (instanceId, webhookId) => void (await this.doc(instanceId, webhookId)),
+        succeeded: (webhookId) => this.clearFailing(webhookId),
+      },
+      shardOf,
+    );
   }
 
   async create(
@@ -129,7 +136,9 @@ export class WebhookStore {
   async delete(instanceId: string, id: string): Promise<void> {
     await this.doc(instanceId, id);
     await this.repo.remove(id);
-    await this.redis.del(this.k.webhookDeliveries(id), this.k.webhookResponseTimes(id));
+    // The index and samples of deliveries (on the instance's shard) and their older ones (control).
+    await this.redis.del(this.k.webhookDeliveries(instanceId, id), this.k.webhookResponseTimes(instanceId, id));
+    await this.redis.del(this.k.legacyWebhookDeliveries(id), this.k.legacyWebhookResponseTimes(id));
     await this.invalidate(instanceId);
   }
 
@@ -266,14 +275,24 @@ export class WebhookStore {
       deactivatedAt: iso(doc.deactivatedAt),
       deactivationReason: doc.deactivationReason,
       failingSince: iso(doc.failingSince),
-      responseTime: await this.responseTime(doc.id),
+      responseTime: await this.responseTime(doc.instanceId, doc.id),
       createdAt: new Date(doc.createdAt).toISOString(),
       updatedAt: new Date(doc.updatedAt).toISOString(),
     };
   }
 
-  private async responseTime(webhookId: string): Promise<{ medianMs: number | null; p95Ms: number | null }> {
-    const members = await this.redis.zrangebyscore(this.k.webhookResponseTimes(webhookId), Date.now() - DAY, "+inf");
+  private async responseTime(
+    instanceId: string,
+    webhookId: string,
+  ): Promise<{ medianMs: number | null; p95Ms: number | null }> {
+    const since = Date.now() - DAY;
+    // The samples of the last 24 h, and for a day after session 34 those kept without the instance.
+    const members = (
+      await Promise.all([
+        this.redis.zrangebyscore(this.k.webhookResponseTimes(instanceId, webhookId), since, "+inf"),
+        this.redis.zrangebyscore(this.k.legacyWebhookResponseTimes(webhookId), since, "+inf"),
+      ])
+    ).flat();
     const ms = members.map((m) => Number(m.slice(m.lastIndexOf(":") + 1))).sort((a, b) => a - b);
     if (ms.length === 0) return { medianMs: null, p95Ms: null };
     const at = (q: number) => ms[Math.min(ms.length - 1, Math.ceil(q * ms.length) - 1)]!;

@@ -16,7 +16,8 @@ function everyKey(): Map<string, string> {
     else if (typeof v === "function") {
       const f = v as (...a: unknown[]) => string;
       // The first parameter is the instance's id for every family that takes one; others get text.
-      out.set(name, f.length === 0 ? f() : f(ID, "x", "y"));
+      // The keys of before session 34 take a delivery's or a webhook's id, not the instance's.
+      out.set(name, f.length === 0 ? f() : name.startsWith("legacy") ? f("dlv_x") : f(ID, "x", "y"));
     }
   }
   return out;
@@ -65,6 +66,9 @@ const INSTANCE_FAMILIES = new Set([
   "providerRecords",
   "presence",
   "presenceIndex",
+  "delivery",
+  "webhookDeliveries",
+  "webhookResponseTimes",
 ]);
 const LOCAL_FAMILIES = new Set(["queueActive", "events"]);
 

@@ -7,7 +7,7 @@
  *   streams, the queue's active set, the chat index): on the shard of the instance keys it is
  *   written with, and read per shard by the loops that consume it;
  * - `control`: global data (accounts, the instance directory and auth, leases and pods, webhook
- *   configuration and deliveries, an official instance's credentials with the operator's id maps
+ *   configuration, an official instance's credentials with the operator's id maps
  *   they are written with, help-desk maps): on the control shard.
  *
  * The test beside this file checks that every key `keys()` makes is classified here.
@@ -53,6 +53,9 @@ const INSTANCE_HEADS = [
   "prec:",
   "pres:",
   "presi:",
+  "dlv:",
+  "whd:",
+  "whrt:",
 ] as const;
 
 /** Whole names (after the prefix) or heads of local families: checked before the instance heads. */
