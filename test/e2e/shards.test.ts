@@ -203,6 +203,11 @@ it("with shard 1 killed, shard 0's instance sends with no failure; shard 1's rec
     expect(down.status).toBe(503);
     const shards = (await (await c.admin("GET", "/v1/admin/shards")).json()) as { data: { up: boolean }[] };
     expect(shards.data.map((s) => s.up)).toEqual([true, false]);
+    // The fleet gauges still read (shard 1's queue and backlog left out), and say which shard is down.
+    const metrics = await (await fetch(`${c.worker!.healthUrl}/metrics`)).text();
+    expect(metrics).toContain('gateway_redis_shard_up{shard="0"} 1');
+    expect(metrics).toContain('gateway_redis_shard_up{shard="1"} 0');
+    expect(metrics).toMatch(/^gateway_instances_running \d+$/m);
   } finally {
     await shard1.restart();
   }

@@ -19,6 +19,22 @@ export interface FleetState {
   sessionPods: number;
   sessionCapacity: number;
   sessionHeld: number;
+  /** Per Redis shard (0 = control): whether it answered. A shard down leaves its queue and backlog out. */
+  shardsUp: boolean[];
+}
+
+/** Whether a shard answers a PING within a second (a shard down must not stall the scrape). */
+function answers(redis: Platform["redis"]): Promise<boolean> {
+  if (redis.status !== "ready") return Promise.resolve(false);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((r) => {
+    timer = setTimeout(() => r(false), 1_000);
+  });
+  const ping = redis.ping().then(
+    (p) => p === "PONG",
+    () => false,
+  );
+  return Promise.race([ping, late]).finally(() => clearTimeout(timer));
 }
 
 async function countMissing(platform: Platform, ids: string[]): Promise<number> {
@@ -55,10 +71,12 @@ function groupInfo(raw: unknown): Map<string, unknown> {
   return out;
 }
 
-async function eventBacklog(platform: Platform): Promise<number> {
+async function eventBacklog(platform: Platform, up: boolean[]): Promise<number> {
   let total = 0;
   // Every Redis shard has its own event streams (infra/shards/), `EVENT_SHARDS` of them each.
-  for (const redis of platform.shards.clients) total += await shardBacklog(platform, redis);
+  for (const [s, redis] of platform.shards.clients.entries()) {
+    if (up[s]) total += await shardBacklog(platform, redis);
+  }
   return total;
 }
 
@@ -104,14 +122,19 @@ async function sessionPods(platform: Platform): Promise<{ pods: number; capacity
 
 /** One read of the fleet's state in Redis (a few pipelined round trips). */
 export async function readFleetState(platform: Platform): Promise<FleetState> {
+  const shardsUp = await Promise.all(platform.shards.clients.map(answers));
+  // The control shard down: nothing can be read (the scrape reports NaN, see below).
+  if (!shardsUp[0]) throw new Error("the control shard does not answer");
   const [running, active] = await Promise.all([
     platform.redis.smembers(platform.keys.running),
-    Promise.all(platform.shards.clients.map((c) => c.smembers(platform.keys.queueActive))).then((sets) => sets.flat()),
+    Promise.all(platform.shards.clients.map((c, s) => (shardsUp[s] ? c.smembers(platform.keys.queueActive) : []))).then(
+      (sets) => sets.flat(),
+    ),
   ]);
   const [withoutOwner, queuePending, backlog, session] = await Promise.all([
     countMissing(platform, running),
     sumPending(platform, active),
-    eventBacklog(platform),
+    eventBacklog(platform, shardsUp),
     sessionPods(platform),
   ]);
   return {
@@ -122,6 +145,7 @@ export async function readFleetState(platform: Platform): Promise<FleetState> {
     sessionPods: session.pods,
     sessionCapacity: session.capacity,
     sessionHeld: session.held,
+    shardsUp,
   };
 }
 
@@ -183,5 +207,19 @@ export function registerFleetMetrics(registry: Registry, platform: Platform, max
       "Connections the live session pods hold (as of their last heartbeat)",
       (s) => s.sessionHeld,
     ),
+    shardUp: new Gauge({
+      name: "gateway_redis_shard_up",
+      help: "Whether each Redis shard answers (shard 0 is the control shard); a shard down answers 503 for its instances",
+      labelNames: ["shard"],
+      registers: [registry],
+      async collect() {
+        // The fleet unreadable (the control shard down): each shard asked on its own.
+        const up = await state().then(
+          (s) => s.shardsUp,
+          () => Promise.all(platform.shards.clients.map(answers)),
+        );
+        for (const [shard, ok] of up.entries()) this.set({ shard: String(shard) }, ok ? 1 : 0);
+      },
+    }),
   };
 }

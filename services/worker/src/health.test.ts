@@ -134,5 +134,6 @@ describe("fleet gauges", () => {
     expect(value(text, "gateway_instances_without_owner")).toBe(3);
     expect(value(text, "gateway_send_queue_pending_items")).toBe(5);
     expect(value(text, "gateway_event_backlog_entries")).toBe(4);
+    expect(text).toContain('gateway_redis_shard_up{shard="0"} 1');
   });
 });
