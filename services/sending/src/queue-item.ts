@@ -6,6 +6,10 @@ import type { QueueEventPayload, QueueItem, QueueStatus, SendRequest } from "@gw
  */
 
 export interface StoredQueueItem extends QueueItem {
+  /**
+   * The validated request, its inline files as references to the media store (`stored` in place
+   * of `data`, queue-files.ts): SendQueue.requestOf reads them back before the send.
+   */
   request: SendRequest;
   /** The item's own `delayMessage` / `delayTyping` (ms), null when not given. */
   ownDelayMs: number | null;

@@ -21,7 +21,8 @@ import { BEGIN_SEND, CANCEL_ALL, ENQUEUE, EXPIRE_DUE, FINISH, NEXT, PLAN, REQUEU
  * - `q:<i>:settings` HASH: mode, delayMin, delayMax, ttlHours, paused, seq.
  * - `q:<i>:pending` ZSET qid → seq: the FIFO of items still `queued` (or `sending`).
  * - `q:<i>:all` ZSET qid → seq, `q:<i>:h:<status>` ZSET qid → finish key: 7-day lists.
- * - `q:<i>:item:<qid>` HASH: the item and its request (JSON); 7 days after it finished it expires.
+ * - `q:<i>:item:<qid>` HASH: the item and its request (JSON; inline files as media store
+ *   references, queue-files.ts); 7 days after it finished it expires.
  * - `q:<i>:running`: set while the instance's queue workflow runs; an enqueue that finds it
  *   absent (and the queue not paused) sets it and must signal-with-start the workflow.
  */

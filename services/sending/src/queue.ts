@@ -11,6 +11,7 @@ import {
 import { type Platform, ReplicaCache, randomBase32, ulidTime } from "@gw/platform";
 import type { Client } from "@temporalio/client";
 import { textLengthOf } from "./compose/index.ts";
+import { resolveQueuedFiles, stashQueuedFiles } from "./queue-files.ts";
 import { publicItem, queueEventPayload, type StoredQueueItem } from "./queue-item.ts";
 import { QueueStore } from "./queue-store.ts";
 
@@ -63,20 +64,33 @@ export class SendQueue {
     return this.modes.get(instanceId, () => this.store.mode(instanceId));
   }
 
+  /**
+   * The request of an item as it was queued, its files read back from the media store: what the
+   * send activity sends. An object that is gone is `not_found` (the item fails with it).
+   */
+  requestOf(instanceId: string, item: Pick<StoredQueueItem, "request">): Promise<SendRequest> {
+    return resolveQueuedFiles(this.platform.media, instanceId, item.request);
+  }
+
   /** The store announces the change: this replica's cached mode is forgotten before it answers. */
   updateSettings(instanceId: string, patch: QueueSettingsPatch): Promise<QueueSettings> {
     return this.store.updateSettings(instanceId, patch);
   }
 
-  /** `queueId`: given under an Idempotency-Key (IdempotencyStore.queueId): an id already queued answers that item. */
+  /**
+   * `queueId`: given under an Idempotency-Key (IdempotencyStore.queueId): an id already queued
+   * answers that item. Inline files go to the media store first (queue-files.ts): the item keeps
+   * references; a store that fails queues nothing.
+   */
   async enqueue(instance: Source, req: SendRequest, chatId: string, queueId = newQueueId()): Promise<QueueItem> {
     const body = req.body as { delayMessage?: number; delayTyping?: number };
+    const request = await stashQueuedFiles(this.platform.media, instance.id, req);
     const r = await this.store.enqueue(instance.id, {
       queueId,
       now: Date.now(),
       route: `POST /messages/${req.route}`,
       chatId,
-      request: req,
+      request,
       ownDelayMs: body.delayMessage === undefined ? null : Math.round(body.delayMessage * 1000),
       ownTypingMs: body.delayTyping === undefined ? null : Math.round(body.delayTyping * 1000),
       textLength: textLengthOf(req),

@@ -103,7 +103,9 @@ export function createQueueActivities(deps: {
       // No free-trial charge here: the item's unit was taken at its enqueue, keyed by the queue id
       // (TrialLimiter), so a retry, a new worker or a send after a reconnection counts nothing.
       try {
-        const res = await sending.sender.send(instance, item.request, { networkId: queueNetworkId(queueId) });
+        // Its files back from the media store: one that is gone fails the item (`not_found`, below).
+        const request = await sending.queue.requestOf(instanceId, item);
+        const res = await sending.sender.send(instance, request, { networkId: queueNetworkId(queueId) });
         messageId = res.id;
         if (item.plannedAt !== null) deps.scheduleError?.(Math.abs(Date.now() - item.plannedAt) / 1000);
       } catch (err) {

@@ -16,7 +16,7 @@ const PRESIGN_MAX_S = 3600;
 
 const notFoundBody = { error: { code: "not_found", message: "Arquivo não encontrado ou link expirado." } };
 
-/** A picture as its cache keeps it: inline base64 (small, or written by the channel routes) or a media store object. */
+/** A picture as its cache keeps it: inline base64 (up to {@link PICTURE_INLINE_MAX}) or a media store object. */
 export interface CachedPicture {
   mimetype: string;
   data?: string;
@@ -45,11 +45,27 @@ export async function avatarOf(
   if (!owner) return null;
   const picture = await owner.picture(instanceId, chatId).catch(() => undefined);
   if (picture === undefined) return null; // not connected or the network failed: nothing cached
+  return cachePicture(platform, instanceId, chatId, picture);
+}
+
+/**
+ * Keeps a picture's bytes for a day behind its avatar link (`null`: the chat has none): a
+ * thumbnail-sized one inline, a larger one in the media store with its reference in Redis. Every
+ * writer of the cache goes through here (contacts, groups, channels), so none leaves a large
+ * picture's base64 in Redis.
+ */
+export async function cachePicture(
+  platform: Platform,
+  instanceId: string,
+  chatId: string,
+  picture: { data: string; mimetype: string } | null,
+): Promise<CachedPicture | null> {
   let cached: CachedPicture | null = picture;
   const bytes = picture ? Buffer.from(picture.data, "base64") : null;
   if (picture && bytes && bytes.length > PICTURE_INLINE_MAX) {
     cached = { mimetype: picture.mimetype, media: await platform.media.put(instanceId, bytes) };
   }
+  const key = platform.keys.avatar(instanceId, chatId);
   await platform.redis.set(key, cached ? JSON.stringify(cached) : "none", "PX", AVATAR_CACHE_MS);
   return cached;
 }

@@ -29,7 +29,7 @@ import { extensionOf } from "@gw/platform";
 import { loadFile } from "@gw/sending";
 import type { SessionApi } from "@gw/session";
 import { z } from "zod";
-import { AVATAR_CACHE_MS } from "../http/files.ts";
+import { cachePicture } from "../http/files.ts";
 import { areaRoute } from "../trpc/area-route.ts";
 import { connectedOwner } from "../trpc/connected.ts";
 import type { Context } from "../trpc/context.ts";
@@ -63,13 +63,14 @@ const channelPath = z.object({
 
 /**
  * A picture as a link: the network's own (public CDN), or, for bytes, this gateway's signed
- * avatar link (the bytes cached with it for its 24 h, as pictures of chats are).
+ * avatar link (the bytes cached with it for its 24 h as pictures of chats are: a large one in the
+ * media store, its reference in Redis).
  */
 async function pictureLink(ctx: Ctx, channelId: string, pic: ProviderPicture): Promise<string | null> {
   if (!pic) return null;
   if ("url" in pic) return pic.url;
   const { platform, instance } = ctx;
-  await platform.redis.set(platform.keys.avatar(instance.id, channelId), JSON.stringify(pic), "PX", AVATAR_CACHE_MS);
+  await cachePicture(platform, instance.id, channelId, pic);
   return platform.mediaLinks.avatar(instance.id, channelId);
 }
 
@@ -146,7 +147,8 @@ async function mediaLink(ctx: Ctx, channelId: string, p: ProviderPost, apiId: st
   if (m.data && MEDIA_TYPES.has(p.type)) {
     const { messages, mediaLinks } = ctx.platform;
     const kept = await messages.get(ctx.instance.id, p.id);
-    if (!kept || !("media" in kept.content) || !kept.content.media.data) {
+    // Kept: its bytes are a media store object (the record's `media`; its content's `data` is empty).
+    if (!kept?.mediaKept || !kept.media) {
       const media = { data: m.data, mimetype: m.mimetype, ...(m.filename ? { filename: m.filename } : {}) };
       const content = { type: p.type, media } as OutboundContent;
       await messages.save(ctx.instance.id, {

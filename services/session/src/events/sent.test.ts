@@ -70,3 +70,24 @@ describe("sent reactions, edits and revocations", () => {
     expect(ours?.payload.pollId).toBe(`true_${CHAT}_3EB0POLL0001`);
   });
 });
+
+describe("raw: what the event carries of the content", () => {
+  // `raw` goes to the event streams and webhook deliveries (Redis): no media byte in it.
+  const header = { mediaType: "image" as const, media: { data: "iVBORw0KGgo=", mimetype: "image/png" } };
+  it.each([
+    { type: "template", name: "pedido", language: "pt_BR", header },
+    { type: "buttons", text: "Escolha", buttons: [{ id: "a", title: "A" }], header },
+  ] as const)("a $type's header file is named, its bytes left out", (content) => {
+    const out = sentEvent(me, CHAT, content as OutboundContent, {}, result, avatar, chat);
+    expect(out?.payload.raw).toEqual({
+      ...content,
+      header: { mediaType: "image", media: { mimetype: "image/png" } },
+    });
+    expect(JSON.stringify(out?.payload)).not.toContain(header.media.data);
+  });
+
+  it("a text header is kept as it is", () => {
+    const content = { type: "template", name: "pedido", language: "pt_BR", header: { text: "Olá" } } as const;
+    expect(sentEvent(me, CHAT, content, {}, result, avatar, chat)?.payload.raw).toBe(content);
+  });
+});

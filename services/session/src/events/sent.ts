@@ -49,11 +49,20 @@ function textOf(content: OutboundContent): string | null {
   }
 }
 
-/** The content as `raw` carries it: media bytes left out (they are big and have their own link). */
+/**
+ * The content as `raw` carries it: media bytes left out. `raw` goes into the event's history and
+ * dispatch streams and the webhook deliveries, all in Redis, where no media byte belongs (docs/media.md
+ * "Where media bytes live"): the bytes are the media store's, behind the message's own link.
+ */
 function rawOf(content: OutboundContent): Record<string, unknown> {
   if ("media" in content) {
     const { data: _data, ...media } = content.media;
     return { ...content, media };
+  }
+  // A template's or reply buttons' header file (official instances): the same bytes, one level down.
+  if ((content.type === "buttons" || content.type === "template") && content.header && "media" in content.header) {
+    const { data: _data, ...media } = content.header.media;
+    return { ...content, header: { ...content.header, media } };
   }
   if (content.type === "link_preview" && content.preview.image) {
     const { data: _data, ...image } = content.preview.image;
