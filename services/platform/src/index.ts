@@ -24,6 +24,7 @@ export * from "./cloud/credentials.ts";
 export * from "./cloud/inbox.ts";
 export * from "./cloud/windows.ts";
 export * from "./events/bus.ts";
+export * from "./events/stream-reads.ts";
 export * from "./infra/config.ts";
 export * from "./infra/ids.ts";
 export * from "./infra/invalidations.ts";

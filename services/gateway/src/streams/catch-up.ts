@@ -1,4 +1,4 @@
-import { compareStreamIds, type Platform } from "@gw/platform";
+import { compareStreamIds, type StreamReads } from "@gw/platform";
 import { LiveEvent } from "./sink.ts";
 import type { Subscriber } from "./subscriber.ts";
 
@@ -10,9 +10,15 @@ export interface FeedPosition {
   readonly position: string;
 }
 
-const PAGE = 500;
+/**
+ * The reads catching up needs: `platform.events` (the routed client finds an instance's stream on
+ * its shard), or a shard's own {@link StreamReads} (its all-instances stream).
+ */
+export type FeedReads = Pick<StreamReads, "locate" | "after">;
+
+export const PAGE = 500;
 /** Reads that came back empty while the feed was ahead: the entries between are gone from the history. */
-const MAX_EMPTY = 3;
+export const MAX_EMPTY = 3;
 
 /**
  * Sends `sub` the history after its cursor, then makes it live (subscriber.ts). The feed goes on
@@ -25,14 +31,14 @@ const MAX_EMPTY = 3;
  * Each page waits until the client took the previous one: a client catching up never buffers
  * more than a page, however long the history.
  */
-export async function catchUp(platform: Platform, feed: FeedPosition, sub: Subscriber, cursor: string): Promise<void> {
-  const located = await platform.events.locate(feed.key, cursor);
+export async function catchUp(reads: FeedReads, feed: FeedPosition, sub: Subscriber, cursor: string): Promise<void> {
+  const located = await reads.locate(feed.key, cursor);
   // An unknown cursor resumes after its time, never past what the feed hands out live.
   let after = !located.found && compareStreamIds(located.after, feed.position) > 0 ? feed.position : located.after;
   let empty = 0;
   for (;;) {
     if (sub.closed) return;
-    const page = await platform.events.after(feed.key, after, PAGE, feed.instanceId);
+    const page = await reads.after(feed.key, after, PAGE, feed.instanceId);
     if (page.length > 0) {
       sub.replay(page.map((e) => new LiveEvent(e)));
       after = page[page.length - 1]!.streamId;

@@ -3,7 +3,28 @@ import type { StreamRequest } from "./request.ts";
 import { type LiveEvent, MAX_BUFFERED_BYTES, MAX_BUFFERED_EVENTS, type StreamSink } from "./sink.ts";
 
 /**
- * One client of a feed (hub.ts). Its position is a stream id, `last`: every entry up to it was
+ * One client's connection (SSE or WebSocket): what heartbeats, shutdown and revocation act on.
+ * It reads one feed (hub.ts) — or, for the admin stream on several shards, one per shard, each
+ * through a {@link Subscriber} of its own, all writing to this one sink.
+ */
+export class StreamClient {
+  /** The `evt_` id to resume after: the last one sent, before any the one it started after. */
+  cursor: string | null;
+
+  constructor(
+    readonly sink: StreamSink,
+    readonly request: StreamRequest,
+  ) {
+    this.cursor = request.cursor;
+  }
+
+  get closed(): boolean {
+    return this.sink.closed;
+  }
+}
+
+/**
+ * A client of one feed (hub.ts). Its position is a stream id, `last`: every entry up to it was
  * sent or filtered out, nothing after it was. It is first fed from the history (catching up after
  * its cursor), then `live`: from then on the feed hands it each entry once, and anything at or
  * before `last` is skipped — which is what makes the hand-over from history to live neither miss
@@ -13,14 +34,21 @@ export class Subscriber {
   live = false;
   /** Stream id of the last entry passed. */
   last = "0-0";
-  /** The `evt_` id to resume after: the last one sent, before any the one it started after. */
-  cursor: string | null;
+  readonly sink: StreamSink;
+  readonly request: StreamRequest;
 
-  constructor(
-    readonly sink: StreamSink,
-    readonly request: StreamRequest,
-  ) {
-    this.cursor = request.cursor;
+  constructor(readonly client: StreamClient) {
+    this.sink = client.sink;
+    this.request = client.request;
+  }
+
+  /** The client's: shared by the subscribers of a client reading several shards. */
+  get cursor(): string | null {
+    return this.client.cursor;
+  }
+
+  set cursor(id: string | null) {
+    this.client.cursor = id;
   }
 
   get closed(): boolean {
