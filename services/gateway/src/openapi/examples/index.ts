@@ -27,6 +27,7 @@ import {
   SENT_MESSAGE_ID,
   WEBHOOK_ID,
 } from "./samples.ts";
+import { adminShardsExamples } from "./shards.ts";
 import { statusExamples } from "./status.ts";
 import { templatesExamples } from "./templates.ts";
 import { webhooksExamples } from "./webhooks.ts";
@@ -74,4 +75,5 @@ export const EXAMPLES: Record<string, OperationExample> = {
   ...templatesExamples,
   ...adminAccountsExamples,
   ...adminInstancesExamples,
+  ...adminShardsExamples,
 };
