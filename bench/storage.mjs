@@ -26,6 +26,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ensureBucket, redisPaths, up } from "../scripts/stack-lib.mjs";
+import { isHistoryEntry, readHistoryEntry } from "../services/platform/src/events/history-codec.ts";
 import {
   freePort,
   instanceApi,
@@ -162,13 +163,13 @@ export default async function main() {
 
     // --- sends and their settling -------------------------------------------------------------------
     const histories = instances.map((i) => `${gw.prefix}recent:${i.id}`);
+    // The history's entries as it keeps them (services/platform/src/events/history-codec.ts), read back.
     const delivered = async () => {
       let count = 0;
       for (const key of histories) {
         for (const [, fields] of await redis.xrange(key, "-", "+")) {
-          if (fields.some((f) => f.includes('"message.ack"') || f === "message.ack")) {
-            if (fields.some((f) => f.includes('"status":"delivered"'))) count++;
-          }
+          const e = readHistoryEntry(fields);
+          if (e.kind === "message.ack" && e.envelope.includes('"status":"delivered"')) count++;
         }
       }
       return count;
@@ -257,14 +258,16 @@ export default async function main() {
     await sendAll(same, () => image(one));
     const o3 = await objects();
     const textCost = delta(s0, s1, texts);
-    // What one event weighs, by kind: the history's entries of the text phase (their envelopes' JSON).
+    // What one event weighs, by kind: the history's entries of the text phase, as kept (the values;
+    // the field, the instance's header, is kept once per stream node) and their envelopes' JSON.
     const kinds = new Map();
     for (const key of histories) {
       for (const [, fields] of await redis.xrange(key, "-", "+")) {
-        const kind = fields[fields.indexOf("event") + 1];
-        const size = fields.reduce((a, f) => a + Buffer.byteLength(f), 0);
-        const k = kinds.get(kind) ?? { count: 0, bytes: 0 };
-        kinds.set(kind, { count: k.count + 1, bytes: k.bytes + size });
+        const e = readHistoryEntry(fields);
+        const kept = isHistoryEntry(fields) ? fields.slice(1) : fields;
+        const size = kept.reduce((a, f) => a + Buffer.byteLength(f), 0);
+        const k = kinds.get(e.kind) ?? { count: 0, bytes: 0, json: 0 };
+        kinds.set(e.kind, { count: k.count + 1, bytes: k.bytes + size, json: k.json + Buffer.byteLength(e.envelope) });
       }
     }
     const mediaCost = delta(s1, s2, medias);
@@ -299,8 +302,14 @@ export default async function main() {
       let values = [];
       if (type === "string") values = [await redis.getBuffer(key)];
       else if (type === "hash") values = Object.values(await redis.hgetallBuffer(key));
-      else if (type === "stream") values = (await redis.xrangeBuffer(key, "-", "+")).flatMap(([, f]) => f);
-      else if (type === "zset") values = await redis.zrangeBuffer(key, 0, -1);
+      else if (type === "stream") {
+        // A history entry is searched as stored and as read back (its envelope).
+        const rows = await redis.xrangeBuffer(key, "-", "+");
+        values = rows.flatMap(([, f]) => {
+          const text = f.map((b) => b.toString());
+          return isHistoryEntry(text) ? [...f, Buffer.from(readHistoryEntry(text).envelope)] : f;
+        });
+      } else if (type === "zset") values = await redis.zrangeBuffer(key, 0, -1);
       else if (type === "set") values = await redis.smembersBuffer(key);
       else if (type === "ReJSON-RL") values = [Buffer.from(String(await redis.call("JSON.GET", key)))];
       if (values.some((v) => v && needles.some((nd) => v.includes(nd)))) holding++;
@@ -349,8 +358,10 @@ export default async function main() {
         `for ${medias} distinct files); the same file sent ${same} times over ${n} instances: ${o3.count - o2.count} objects (one per instance), ` +
         `${f0((o3.bytes - o2.bytes) / same)} bytes per send`,
     );
-    const perKind = [...kinds.entries()].map(([k, v]) => `${k} ${f0(v.bytes / v.count)} (${f0(v.count)})`).join(", ");
-    out(`an event's fields in the streams, bytes per entry by kind (entries): ${perKind}`);
+    const perKind = [...kinds.entries()]
+      .map(([k, v]) => `${k} ${f0(v.bytes / v.count)} (${f0(v.count)}; envelope ${f0(v.json / v.count)})`)
+      .join(", ");
+    out(`an event in the history, bytes kept per entry by kind (entries; its envelope's JSON): ${perKind}`);
     out(`media bytes in Redis: ${holding} keys hold any (every value searched, raw and base64)`);
     if (holding > 0) code = 1;
   } catch (err) {

@@ -16,7 +16,8 @@
 //    Last-Event-ID, WebSocket: ?cursor=). Checked: each client received every event of its
 //    instance from its first one to the last published, exactly once and in order.
 // 4. Baseline, same run: a bare fan-out server (this file as BENCH_STREAMS_ROLE=baseline: one
-//    XREAD BLOCK over the same streams, node:http SSE, no auth, filters, resume or bounds) with
+//    XREAD BLOCK over the same streams, their entries decoded (services/platform/src/events/
+//    history-codec.ts), node:http SSE, no auth, filters, resume or bounds) with
 //    the same clients (all SSE) and the same flow: per-connection memory, p99, CPU per event.
 //
 // Environment: BENCH_STREAM_CLIENTS, BENCH_STREAM_INSTANCES, BENCH_STREAM_WS_PERCENT,
@@ -28,6 +29,7 @@ import { mkdirSync } from "node:fs";
 import { get as httpGet, createServer as httpServer } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readHistoryEntry } from "../services/platform/src/events/history-codec.ts";
 import {
   collectGarbage,
   cpuMeter,
@@ -261,7 +263,11 @@ async function baselineServer() {
     );
     for (const [key, entries] of got ?? []) {
       positions.set(key, entries[entries.length - 1][0]);
-      const frames = entries.map(([, f]) => `id: ${f[3].slice(7, 37)}\nevent: ${f[1]}\ndata: ${f[3]}\n\n`).join("");
+      // The history's entries as it keeps them (history-codec.ts): decoding is part of the work.
+      const frames = entries
+        .map(([, f]) => readHistoryEntry(f))
+        .map((e) => `id: ${e.id}\nevent: ${e.kind}\ndata: ${e.envelope}\n\n`)
+        .join("");
       const chunk = Buffer.from(frames);
       for (const res of clients.get(key) ?? []) res.write(chunk);
     }
@@ -418,7 +424,7 @@ export default async function streamsBench() {
       const rows = await redis.xrange(`${a.prefix}recent:${inst.id}`, "-", "+");
       histories.set(
         inst.id,
-        rows.map(([, f]) => JSON.parse(f[f.indexOf("envelope") + 1]).id),
+        rows.map(([, f]) => readHistoryEntry(f).id),
       );
     }
     const caughtUp = () => clients.every((c) => c.lastId === histories.get(c.instance.id).at(-1));

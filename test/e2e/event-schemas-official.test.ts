@@ -320,6 +320,14 @@ describe("every delivery", () => {
 
     const history = await r.c.events(n.id);
     await rx.waitFor((all) => history.every((e) => all.some((d) => d.envelope.id === e.id)), 20_000);
+    // The 7-day history (kept smaller: services/platform/src/events/history-codec.ts) gives back
+    // each event byte for byte as it was delivered, read as the live streams read it.
+    const key = r.c.platform.events.streamKey(n.id);
+    const kept = new Map((await r.c.platform.events.after(key, "0-0", 10_000, n.id)).map((e) => [e.id, e.envelope]));
+    expect(kept.size).toBe(history.length);
+    const inHistory = rx.received.filter((d) => kept.has(d.envelope.id));
+    expect(inHistory).toHaveLength(kept.size);
+    expect(inHistory.filter((d) => kept.get(d.envelope.id) !== d.rawBody).map((d) => d.envelope.event)).toEqual([]);
     const failures = rx.received.flatMap((d) => problems(d).map((p) => `${d.envelope.event} ${d.envelope.id}: ${p}`));
     expect(failures).toEqual([]);
     const counts = new Map<string, number>();

@@ -276,6 +276,14 @@ describe("every delivery", () => {
 
     const history = await c.events(a.id);
     await rx.waitFor((all) => history.every((e) => all.some((r) => r.envelope.id === e.id)), 20_000);
+    // The 7-day history (kept smaller: services/platform/src/events/history-codec.ts) gives back
+    // each event byte for byte as it was delivered, read as the live streams read it.
+    const key = c.platform.events.streamKey(a.id);
+    const kept = new Map((await c.platform.events.after(key, "0-0", 10_000, a.id)).map((e) => [e.id, e.envelope]));
+    expect(kept.size).toBe(history.length);
+    const inHistory = rx.received.filter((r) => kept.has(r.envelope.id));
+    expect(inHistory).toHaveLength(kept.size);
+    expect(inHistory.filter((r) => kept.get(r.envelope.id) !== r.rawBody).map((r) => r.envelope.event)).toEqual([]);
     const failures = rx.received.flatMap((r) => problems(r).map((p) => `${r.envelope.event} ${r.envelope.id}: ${p}`));
     expect(failures).toEqual([]);
     const counts = new Map<string, number>();

@@ -3,6 +3,7 @@
 // its settings are per instance) and its own virtual contact, so simnet's lists show only it.
 // Timing assertions are lower bounds and recorded plans, never "fast enough" upper bounds.
 import type { EventEnvelope, QueueItem, QueuePage, QueueSettings } from "@gw/contracts";
+import { readHistoryEntry } from "@gw/platform";
 import { typingRuleMs } from "@gw/workflows/queue-activities";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Cluster, startCluster } from "../support/cluster.ts";
@@ -182,7 +183,8 @@ async function eventsOf(inst: Inst, kind: string): Promise<EventEnvelope[]> {
   for (;;) {
     const rows = await c.platform.redis.xrange(c.platform.keys.recentEvents(inst.id), from, "+", "COUNT", 5000);
     for (const [, fields] of rows) {
-      if (fields[1] === kind) out.push(JSON.parse(fields[3]!) as EventEnvelope);
+      const e = readHistoryEntry(fields);
+      if (e.kind === kind) out.push(JSON.parse(e.envelope) as EventEnvelope);
     }
     if (rows.length < 5000) return out;
     from = `(${rows[rows.length - 1]![0]}`;

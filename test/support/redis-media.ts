@@ -1,7 +1,7 @@
 // What Redis holds of a test's keyspace, for the media store's tests: every key's MEMORY USAGE,
 // and whether any value anywhere (strings, hashes, lists, sets, sorted sets, streams, JSON)
 // contains some bytes of a file, raw or base64.
-import type { Platform } from "@gw/platform";
+import { type Platform, readHistoryEntry } from "@gw/platform";
 
 type Redis = Platform["redis"];
 
@@ -34,7 +34,13 @@ async function valuesOf(redis: Redis, key: string): Promise<Buffer[]> {
       return redis.zrangeBuffer(key, "0", "-1");
     case "stream": {
       const entries = (await redis.xrangeBuffer(key, "-", "+")) as [Buffer, Buffer[]][];
-      return entries.flatMap(([, fields]) => fields);
+      // An event history's entry (its field starts with \x01) keeps its envelope smaller
+      // (services/platform/src/events/history-codec.ts): searched as stored and as read back.
+      return entries.flatMap(([, fields]) =>
+        fields.length === 2 && fields[0]![0] === 1
+          ? [...fields, Buffer.from(readHistoryEntry(fields.map((f) => f.toString())).envelope)]
+          : fields,
+      );
     }
     case "ReJSON-RL":
       return [Buffer.from(String(await redis.call("JSON.GET", key)))];

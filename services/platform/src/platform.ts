@@ -122,8 +122,14 @@ export async function createPlatform(config: Config) {
   invalidations.on("apps", (instanceId) => subscriptions.forget(instanceId));
   // The small writes of a turn (events, kept messages, the read model) leave in one script call.
   const batch = new ScriptBatch(redis, shards.count > 1 ? (keys) => shards.shardOfKeys(keys) : undefined);
-  const events = new EventBus(redis, k, batch, config.EVENT_SHARDS, config.EVENT_STREAM_MAXLEN, (id, kind) =>
-    subscriptions.wants(id, kind),
+  const events = new EventBus(
+    redis,
+    k,
+    batch,
+    config.EVENT_SHARDS,
+    config.EVENT_STREAM_MAXLEN,
+    (id, kind) => subscriptions.wants(id, kind),
+    config.EVENT_HISTORY_FORMAT,
   );
   invalidations.on("instance", (id) => {
     instanceCache.forget(id);

@@ -11,9 +11,12 @@ import type { Redis } from "ioredis";
 import { base32Of, ulidTime } from "../infra/ids.ts";
 import type { Keys } from "../infra/keys.ts";
 import type { ScriptBatch } from "../infra/script-batch.ts";
-import { ALL_EVENTS_MAXLEN, allEventsKeys, watchAllEvents } from "./all-events.ts";
-import { entriesAfter, followStreams, lastStreamId, locateEvent, type StoredEvent, storedEvent } from "./stored.ts";
+import { ALL_EVENTS_MAXLEN, allEventsKeys } from "./all-events.ts";
+import { historyEntryKind, historyFields, readHistoryEntry } from "./history-codec.ts";
+import { followStreams, type StoredEvent, storedEvent } from "./stored.ts";
+import { StreamReads } from "./stream-reads.ts";
 
+export { readHistoryEntry } from "./history-codec.ts";
 export { compareStreamIds, type StoredEvent } from "./stored.ts";
 
 // Random bytes from a pool refilled 4 KiB at a time (a multiple of an id's 16): ids are made on
@@ -59,14 +62,20 @@ export function ignoredChat(settings: Instance["settings"] | undefined, chatId: 
 /**
  * KEYS: shard stream, the instance's 7-day stream, the all-instances stream's watch key and the
  * stream (all-events.ts). ARGV: maxLen, minId, ttl ms (0: leave the TTL), id, event, instanceId,
- * envelope, dispatch (1|0). XADD to the shard stream (capped; only when dispatched), to the 7-day
- * stream, and (capped) to the all-instances stream while an admin stream watches it.
+ * envelope, dispatch (1|0), the 7-day stream's field and value (history-codec.ts; an empty field:
+ * the entry as before session 34, `event` and `envelope`). XADD to the
+ * shard stream (capped; only when dispatched), to the 7-day stream, and (capped) to the
+ * all-instances stream while an admin stream watches it.
  */
 const PUBLISH = `
 if ARGV[8] == '1' then
   redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'id', ARGV[4], 'event', ARGV[5], 'instanceId', ARGV[6], 'envelope', ARGV[7])
 end
-redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envelope', ARGV[7])
+if ARGV[9] == '' then
+  redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', 'event', ARGV[5], 'envelope', ARGV[7])
+else
+  redis.call('XADD', KEYS[2], 'MINID', '~', ARGV[2], '*', ARGV[9], ARGV[10])
+end
 if ARGV[3] ~= '0' then redis.call('PEXPIRE', KEYS[2], ARGV[3]) end
 if redis.call('EXISTS', KEYS[3]) == 1 then
   redis.call('XADD', KEYS[4], 'MAXLEN', '~', ${ALL_EVENTS_MAXLEN}, '*', 'event', ARGV[5], 'envelope', ARGV[7], 'instanceId', ARGV[6])
@@ -119,6 +128,7 @@ export function eventEnvelope(
 export class EventBus {
   /** The all-instances stream and its watch key (all-events.ts). */
   private readonly all: ReturnType<typeof allEventsKeys>;
+  private readonly reads: StreamReads;
 
   constructor(
     private readonly redis: Redis,
@@ -128,9 +138,13 @@ export class EventBus {
     private readonly maxLen: number,
     /** Whether the dispatcher must see an event (webhooks subscribe to it); absent: every event. */
     private readonly dispatched?: (instanceId: string, kind: string) => boolean | Promise<boolean>,
+    /** The history's entries compact (history-codec.ts) or, for a rolling upgrade, the JSON whole. */
+    private readonly historyFormat: "compact" | "json" = "compact",
   ) {
-    batch.register("publish", PUBLISH, { keys: 4, args: 8 });
+    batch.register("publish", PUBLISH, { keys: 4, args: 10 });
     this.all = allEventsKeys(k.prefix);
+    // The live streams' reads on this bus's client (routed: an instance's stream on its shard).
+    this.reads = new StreamReads(redis, k.prefix);
   }
 
   /** When this process last set the TTL of an instance's 7-day stream (ms). */
@@ -172,8 +186,11 @@ export class EventBus {
     const dispatch = typeof wanted === "boolean" ? wanted : await wanted;
     const env = this.envelope(instance, event, payload, id);
     const body = JSON.stringify(env);
-    // One script, in the turn's batch (infra/script-batch.ts): the body crosses the wire once, and the
-    // events of a send and its other writes share one call.
+    // The history keeps it smaller (history-codec.ts); the dispatch and all-instances streams, whole.
+    // `json`: an empty field makes the script write the entry as before session 34.
+    const [field, value] = this.historyFormat === "compact" ? historyFields(env, body) : ["", ""];
+    // One script, in the turn's batch (infra/script-batch.ts): the body crosses the wire once (with the
+    // history's smaller copy), and the events of a send and its other writes share one call.
     const ttl = this.ttlFor(instance.id, env.timestamp);
     try {
       await this.batch.run(
@@ -184,7 +201,18 @@ export class EventBus {
           this.all.watch,
           this.all.stream,
         ],
-        [this.maxLen, env.timestamp - RECENT_MS, ttl, env.id, env.event, env.instanceId, body, dispatch ? "1" : "0"],
+        [
+          this.maxLen,
+          env.timestamp - RECENT_MS,
+          ttl,
+          env.id,
+          env.event,
+          env.instanceId,
+          body,
+          dispatch ? "1" : "0",
+          field,
+          value,
+        ],
       );
     } catch (err) {
       // The TTL this call was to set may not be set: the next event sets it.
@@ -229,8 +257,8 @@ export class EventBus {
       }
       for (const [id, fields] of rows) {
         lastId = id;
-        if (q.kinds && !q.kinds.includes(fields[1]!)) continue;
-        const env = JSON.parse(fields[3]!) as EventEnvelope;
+        if (q.kinds && !q.kinds.includes(historyEntryKind(fields))) continue;
+        const env = JSON.parse(readHistoryEntry(fields).envelope) as EventEnvelope;
         if (env.timestamp >= since && env.timestamp <= until) data.push(env);
         if (data.length === q.limit) break;
       }
@@ -260,7 +288,7 @@ export class EventBus {
   /** An instance's 7-day history from the start (tests, tools): the envelopes in order. */
   async history(instanceId: string, count = 10_000): Promise<EventEnvelope[]> {
     const entries = await this.redis.xrange(this.k.recentEvents(instanceId), "-", "+", "COUNT", count);
-    return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf("envelope") + 1]!) as EventEnvelope);
+    return entries.map(([, fields]) => JSON.parse(readHistoryEntry(fields).envelope) as EventEnvelope);
   }
 
   /** Reads a shard from the start (tests, tools): the envelopes in order. */
@@ -278,17 +306,17 @@ export class EventBus {
 
   /** Up to `count` entries of `key` after the stream id `after`, oldest first. */
   after(key: string, after: string, count: number, instanceId?: string): Promise<StoredEvent[]> {
-    return entriesAfter(this.redis, key, after, count, instanceId);
+    return this.reads.after(key, after, count, instanceId);
   }
 
   /** The last entry of `key` now ("0-0" and null when none): a client without a cursor starts after it. */
   tail(key: string): Promise<{ streamId: string; id: string | null }> {
-    return lastStreamId(this.redis, key);
+    return this.reads.tail(key);
   }
 
   /** Where a client that last saw `eventId` resumes in `key` (stored.ts `locateEvent`). */
   locate(key: string, eventId: string): Promise<{ after: string; found: boolean }> {
-    return locateEvent(this.redis, key, eventId);
+    return this.reads.locate(key, eventId);
   }
 
   /**
@@ -310,6 +338,6 @@ export class EventBus {
 
   /** Keeps the all-instances stream filled for the next 30 s (all-events.ts): while an admin stream is open. */
   watchAll(): Promise<void> {
-    return watchAllEvents(this.redis, this.k.prefix);
+    return this.reads.watchAll();
   }
 }

@@ -1,10 +1,13 @@
 import type { Redis } from "ioredis";
-import { BASE32_ALPHABET } from "../infra/ids.ts";
+import { eventIdTime, readHistoryEntry } from "./history-codec.ts";
+
+export { eventIdOf, eventIdTime } from "./history-codec.ts";
 
 /**
  * Reading the event streams entry by entry, for the live streams (docs/streams.md): the
- * 7-day stream of an instance, or the all-instances stream (all-events.ts). Both hold
- * `event`, kind, `envelope`, JSON (and `instanceId`, id in the latter), as bus.ts writes them.
+ * 7-day stream of an instance (its entries as history-codec.ts keeps them, or as they were
+ * before: `event`, kind, `envelope`, JSON), or the all-instances stream (all-events.ts: those
+ * four fields and `instanceId`, id), as bus.ts writes them.
  */
 export interface StoredEvent {
   /** The entry's stream id (Redis's clock): the order events are read in. */
@@ -18,23 +21,6 @@ export interface StoredEvent {
 }
 
 type Entry = [id: string, fields: string[]];
-
-/** The `id` of an envelope's JSON: it is the first key (bus.ts), so read in place rather than parsed. */
-export function eventIdOf(envelope: string): string {
-  if (envelope.startsWith('{"id":"evt_') && envelope[37] === '"') return envelope.slice(7, 37);
-  return String((JSON.parse(envelope) as { id?: unknown }).id ?? "");
-}
-
-/** The ms time in an `evt_` id's ULID (its first 10 characters after `evt_`); NaN when it is not one. */
-export function eventIdTime(id: string): number {
-  let t = 0;
-  for (let i = 4; i < 14; i++) {
-    const v = BASE32_ALPHABET.indexOf(id[i] ?? "");
-    if (v < 0) return Number.NaN;
-    t = t * 32 + v;
-  }
-  return t;
-}
 
 /** Orders two stream ids (`<ms>-<seq>`, unsigned integers): negative, zero or positive. */
 export function compareStreamIds(a: string, b: string): number {
@@ -53,16 +39,8 @@ export function compareStreamIds(a: string, b: string): number {
 
 /** An entry of either stream; `instanceId` when the entry does not name it (an instance's own stream). */
 export function storedEvent([streamId, fields]: Entry, instanceId = ""): StoredEvent {
-  let kind = "";
-  let envelope = "";
-  let instance = instanceId;
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const name = fields[i];
-    if (name === "event") kind = fields[i + 1]!;
-    else if (name === "envelope") envelope = fields[i + 1]!;
-    else if (name === "instanceId") instance = fields[i + 1]!;
-  }
-  return { streamId, id: eventIdOf(envelope), kind, instanceId: instance, envelope };
+  const e = readHistoryEntry(fields);
+  return { streamId, id: e.id, kind: e.kind, instanceId: e.instanceId || instanceId, envelope: e.envelope };
 }
 
 /** Up to `count` entries after the stream id `after` (exclusive), oldest first. */
@@ -84,18 +62,27 @@ export async function lastStreamId(redis: Redis, key: string): Promise<{ streamI
 }
 
 /**
- * Entries from `start` (inclusive), `count` at most, scanned in Redis for the envelope whose id is
- * the needle (`"id":"evt_…"`, near its start): answers {1, stream id} when found, else
- * {0, the last stream id scanned or '', entries scanned}. Only ids cross the wire, not envelopes.
+ * Entries from `start` (inclusive), `count` at most, scanned in Redis for the event whose id is
+ * the needle: `"id":"evt_…"` near the start of an envelope (an entry of the layout before, or one
+ * the history keeps whole after its `=`), or the id's ULID first in a history entry's value (its
+ * field starts with \1, history-codec.ts). Answers {1, stream id} when found, else {0, the last
+ * stream id scanned or '', entries scanned}. Only ids cross the wire, not envelopes.
  */
 const SEEK = `
 local rows = redis.call('XRANGE', KEYS[1], ARGV[1], '+', 'COUNT', ARGV[2])
 for i = 1, #rows do
   local f = rows[i][2]
-  for j = 1, #f, 2 do
-    if f[j] == 'envelope' then
-      if string.find(string.sub(f[j + 1], 1, 48), ARGV[3], 1, true) then return {1, rows[i][1]} end
-      break
+  if #f == 2 and string.byte(f[1], 1) == 1 then
+    local v = f[2]
+    if string.sub(v, 1, 26) == ARGV[4] or string.find(string.sub(v, 1, 49), ARGV[3], 1, true) then
+      return {1, rows[i][1]}
+    end
+  else
+    for j = 1, #f, 2 do
+      if f[j] == 'envelope' then
+        if string.find(string.sub(f[j + 1], 1, 48), ARGV[3], 1, true) then return {1, rows[i][1]} end
+        break
+      end
     end
   end
 end
@@ -126,9 +113,15 @@ export async function locateEvent(
   const t = eventIdTime(eventId);
   if (!Number.isFinite(t)) return { after: "0-0", found: false };
   const needle = `"id":"${eventId}"`;
+  // A history entry's value starts with the ULID (history-codec.ts); an id of another shape is no ULID.
+  const ulid = /^evt_[0-9a-z]{26}$/.test(eventId) ? eventId.slice(4) : "-";
   let start = `${Math.max(0, t - SEEK_MARGIN_MS)}-0`;
   for (let scanned = 0; scanned < SEEK_LIMIT; scanned += SEEK_PAGE) {
-    const [found, streamId, n] = (await redis.eval(SEEK, 1, key, start, SEEK_PAGE, needle)) as [number, string, number];
+    const [found, streamId, n] = (await redis.eval(SEEK, 1, key, start, SEEK_PAGE, needle, ulid)) as [
+      number,
+      string,
+      number,
+    ];
     if (found === 1) return { after: streamId, found: true };
     if (n < SEEK_PAGE) break;
     start = `(${streamId}`;

@@ -177,6 +177,13 @@ export const configSchema = z.object({
   // Events
   EVENT_SHARDS: z.coerce.number().int().min(1).max(256).default(4),
   EVENT_STREAM_MAXLEN: z.coerce.number().int().positive().default(1_000_000),
+  /**
+   * How the 7-day history keeps an event (docs/webhooks.md "How the history keeps an event"):
+   * `compact` (default, ~45 % of the JSON) or `json` (the envelope whole, as before session 34).
+   * Every version reads both; `json` is for a rolling upgrade from a version that reads only it:
+   * deploy with `json`, then switch to `compact` once no older process runs.
+   */
+  EVENT_HISTORY_FORMAT: z.enum(["compact", "json"]).default("compact"),
 });
 
 export type Config = z.infer<typeof configSchema>;
