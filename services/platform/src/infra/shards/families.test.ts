@@ -121,3 +121,17 @@ describe("placement in the id", () => {
     expect(() => newShardedInstanceId(1024)).toThrow();
   });
 });
+
+describe("the routed client", () => {
+  it("answers a command it cannot route with a rejected promise, not a synchronous throw", async () => {
+    const { RedisShards } = await import("./index.ts");
+    const fake = {} as never;
+    const shards = new RedisShards(P, [fake, fake]);
+    shards.directory.set(ID, null, "copy");
+    const p = shards.redis.get(`${P}rmd:${ID}:x`);
+    await expect(p).rejects.toMatchObject({ name: "InstanceMovingError", status: 503, retryAfter: 2 });
+    const other = newShardedInstanceId(1);
+    const cross = shards.redis.del(`${P}rmd:${newShardedInstanceId(0)}:x`, `${P}rmd:${other}:x`);
+    await expect(cross).rejects.toThrow(/two shards/);
+  });
+});

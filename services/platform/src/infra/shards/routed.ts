@@ -92,6 +92,19 @@ export function shardOfKeys(r: ShardRouting, keys: readonly string[]): number {
   return Math.max(shard, 0);
 }
 
+/**
+ * A command's promise, also when routing it fails (a moving instance, keys of two shards): as a
+ * rejection, like any command's failure — never a synchronous throw that a caller's `.catch`
+ * would not see.
+ */
+function settled(run: () => unknown): unknown {
+  try {
+    return run();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
 /** Names that look like commands but are the client's own: they stay on the control client. */
 const CLIENT_OWN = new Set([
   "quit",
@@ -130,13 +143,15 @@ export function routedRedis(r: ShardRouting): Redis {
         if (prop === "pipeline" || prop === "multi")
           return () => routedPipeline(clientFor, isCommand, prop === "multi");
         if (prop === "call") {
-          return (name: string, ...args: unknown[]) => clientFor(name, args).call(name, ...(args as Arg[]));
+          return (name: string, ...args: unknown[]) =>
+            settled(() => clientFor(name, args).call(name, ...(args as Arg[])));
         }
         if (isCommand(prop)) {
-          return (...args: unknown[]) => {
-            const c = clientFor(prop, args) as unknown as Record<string, (...a: unknown[]) => unknown>;
-            return c[prop]!(...args);
-          };
+          return (...args: unknown[]) =>
+            settled(() => {
+              const c = clientFor(prop, args) as unknown as Record<string, (...a: unknown[]) => unknown>;
+              return c[prop]!(...args);
+            });
         }
       }
       const v = Reflect.get(target, prop, target) as unknown;
