@@ -1,3 +1,5 @@
+import { INSTANCE_ID_RE } from "@gw/contracts";
+
 /**
  * One store per shard behind one object of the store's own type (the read model: its chat
  * records are redis-om documents searched through an index each shard has, so it needs that
@@ -12,12 +14,11 @@ export function byInstance<T extends object>(
 ): T {
   const first = parts[0]!;
   if (parts.length === 1) return first;
-  const instanceOf = (arg: unknown): string | undefined =>
-    typeof arg === "string" && arg.startsWith("i")
-      ? arg
-      : arg !== null && typeof arg === "object" && typeof (arg as { id?: unknown }).id === "string"
-        ? (arg as { id: string }).id
-        : undefined;
+  // An instance id, or an object whose `id` is one (an Instance; a message payload's `id` is not).
+  const instanceOf = (arg: unknown): string | undefined => {
+    const id = arg !== null && typeof arg === "object" ? (arg as { id?: unknown }).id : arg;
+    return typeof id === "string" && INSTANCE_ID_RE.test(id) ? id : undefined;
+  };
   return new Proxy(first, {
     get(target, prop) {
       const v = Reflect.get(target, prop, target) as unknown;
