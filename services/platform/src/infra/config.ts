@@ -9,18 +9,20 @@ const port = z.coerce.number().int().min(0).max(65535);
 export const ROLE_NAMES = ["gateway", "session", "worker", "simnet", "cloudmock", "chatwootmock"] as const;
 export type Role = (typeof ROLE_NAMES)[number];
 
+/** A comma-separated setting's items, trimmed, empty ones dropped. */
+const commaList = (s: string): string[] =>
+  s
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
 /** Every setting the services read, validated once at start. Documented in .env.example. */
 export const configSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   ROLES: z
     .string()
     .default("gateway")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((r) => r.trim())
-        .filter(Boolean),
-    )
+    .transform(commaList)
     .pipe(z.array(z.enum(ROLE_NAMES)).min(1)),
   HOST: z.string().default("127.0.0.1"),
   PORT: port.default(8080),
@@ -35,15 +37,7 @@ export const configSchema = z.object({
    * the keyspace"): shard 0 is REDIS_URL (the control shard, holding instances too), these are
    * shards 1, 2, … in order — append only: a shard's number is where its instances are found.
    */
-  REDIS_SHARDS: z
-    .string()
-    .default("")
-    .transform((s) =>
-      s
-        .split(",")
-        .map((u) => u.trim())
-        .filter(Boolean),
-    ),
+  REDIS_SHARDS: z.string().default("").transform(commaList),
   KEY_PREFIX: z
     .string()
     .regex(/^[a-z0-9_:-]*$/i)
